@@ -1,0 +1,8 @@
+"""euchre-env: Euchre (five-handed called-card and four-handed) for reinforcement learning."""
+
+from euchre_env import actions, cards
+from euchre_env.rules import PRESETS, RulesConfig, make_rules
+from euchre_env.state import State
+
+__version__ = "0.1.0"
+__all__ = ["PRESETS", "RulesConfig", "State", "actions", "cards", "make_rules"]

@@ -1,0 +1,239 @@
+"""The vectorised rules engine: pure functions over a batched ``State``.
+
+``B`` tables advance in one call; no Python loop runs over the batch.
+
+* ``init_state(rules, batch_size, rng=..., seeds=..., deals=...)``: new games.
+* ``legal_action_mask(state, rules)``: bool ``(B, A)``; ``legal_bits`` is the
+  compact form (see :mod:`euchre_env.engine.masks` for the mask semantics).
+* ``current_player(state)``: seat to act ``(B,)``, -1 once a table is done.
+* ``step(state, actions, rules)``: a new state after one action per table.
+  Rows that are done are inert: their action is ignored (pass anything, e.g. -1).
+* ``hand_over`` / ``last_points``: the step that ends a hand sets
+  ``state.hand_over[row]`` and records the hand in ``state.last_*``;
+  ``rewards`` turns that into per-seat rewards.
+
+An episode is one hand (``rules.episode == "hand"``) or a whole game, in which
+the engine deals on by itself (dealer rotation, thrown-in hands, game end).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from euchre_env import actions, cards
+from euchre_env.actions import NUM_ACTIONS, Phase
+from euchre_env.engine import bidding, deal, play
+from euchre_env.engine.masks import expand, legal_action_mask, legal_bits, sample_bits, sample_legal
+from euchre_env.rules import RulesConfig
+from euchre_env.state import State
+
+__all__ = [
+    "IllegalActionError",
+    "current_player",
+    "expand",
+    "init_state",
+    "is_done",
+    "legal_action_mask",
+    "legal_bits",
+    "rewards",
+    "sample_bits",
+    "sample_legal",
+    "step",
+]
+
+Deals = Sequence[Mapping[str, Any] | None] | Mapping[int, Mapping[str, Any]]
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal at its table (names the action, phase and legal actions)."""
+
+
+def init_state(
+    rules: RulesConfig,
+    batch_size: int | None = None,
+    *,
+    rng: np.random.Generator | None = None,
+    seeds: Sequence[int] | np.ndarray | None = None,
+    deals: Deals | None = None,
+) -> State:
+    """Start ``B`` new games (or single hands, by ``rules.episode``).
+
+    Args:
+        rules: the game's rules.
+        batch_size: number of tables ``B``; may be omitted when ``seeds`` or
+            ``deals`` (a sequence) give it.
+        rng: draws one seed per table when ``seeds`` is not given.
+        seeds: one non-negative integer per table. A table's deals are a pure
+            function of its seed, so a batch with seeds ``s`` plays exactly as
+            separate tables with those seeds would.
+        deals: given deals (card names, see ``deal.deal_order``): a sequence of
+            ``B`` entries (a deal or None) or a mapping ``{row: deal}``. Later
+            hands of a game are dealt from the seed.
+
+    Raises:
+        ValueError: for a bad argument or a malformed deal, saying which.
+    """
+    if not isinstance(rules, RulesConfig):
+        raise ValueError(f"rules must be a RulesConfig, got {type(rules).__name__}")
+    if deals is not None and not isinstance(deals, Mapping) and batch_size is None:
+        batch_size = len(deals)
+    if seeds is not None:
+        seed_arr = _check_seeds(seeds, batch_size)
+        batch_size = seed_arr.size
+    elif batch_size is None:
+        raise ValueError("init_state needs batch_size (or seeds, or a list of deals)")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if seeds is None:
+        gen = rng if rng is not None else np.random.default_rng()
+        if not isinstance(gen, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        seed_arr = gen.integers(0, 2**63, size=batch_size, dtype=np.uint64)
+    s = deal.empty_state(int(batch_size), rules)
+    s.seed[:] = seed_arr
+    s.dealer[:] = deal.first_dealer(s.seed, rules)
+    rows = np.arange(s.batch_size)
+    orders = deal.shuffled_decks(s.seed, s.hand_no, rules)
+    for row, given in _given_deals(deals, s.batch_size):
+        dealer, order, scores = deal.deal_order(given, rules)
+        s.dealer[row] = dealer
+        orders[row] = order
+        if scores is not None:
+            s.scores[row] = scores
+    deal.start_hand(s, rows, orders, rules)
+    return s
+
+
+def _check_seeds(seeds: Sequence[int] | np.ndarray, batch_size: int | None) -> np.ndarray:
+    arr = np.asarray(seeds)
+    if arr.ndim != 1 or arr.size == 0 or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == object):
+        raise ValueError(f"seeds must be a 1-D sequence of non-negative integers, got {seeds!r}")
+    values = [int(v) for v in arr.tolist()]
+    if any(v < 0 or v >= 2**64 for v in values):
+        raise ValueError(f"seeds must be integers in 0..2**64-1, got {seeds!r}")
+    if batch_size is not None and len(values) != batch_size:
+        raise ValueError(f"seeds has {len(values)} entries but batch_size is {batch_size}")
+    return np.array(values, dtype=np.uint64)
+
+
+def _given_deals(deals: Deals | None, b: int) -> list[tuple[int, Mapping[str, Any]]]:
+    if deals is None:
+        return []
+    if isinstance(deals, Mapping):
+        if {"hands", "dealer"} & set(deals):
+            raise ValueError("deals must be a list of deals or a {row: deal} mapping, not a single deal")
+        items = list(deals.items())
+    elif isinstance(deals, Sequence) and not isinstance(deals, str):
+        if len(deals) != b:
+            raise ValueError(f"deals has {len(deals)} entries but there are {b} tables")
+        items = [(i, d) for i, d in enumerate(deals) if d is not None]
+    else:
+        raise ValueError(f"deals must be a list of deals or a {{row: deal}} mapping, got {type(deals).__name__}")
+    for row, _ in items:
+        if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < b:
+            raise ValueError(f"deals: row {row!r} is not a table index in 0..{b - 1}")
+    return items
+
+
+def current_player(s: State) -> np.ndarray:
+    """Seat to act at each table, -1 once it is done. Int8 array of shape (B,)."""
+    return s.turn
+
+
+def is_done(s: State) -> np.ndarray:
+    """Whether each table's episode is over. Bool array of shape (B,)."""
+    return s.phase == Phase.DONE
+
+
+_HANDLERS = (
+    (Phase.BID_UPCARD, bidding.apply_bid_upcard),
+    (Phase.DISCARD, bidding.apply_discard),
+    (Phase.BID_SUIT, bidding.apply_bid_suit),
+    (Phase.CALL, bidding.apply_call),
+    (Phase.DECLARE, bidding.apply_declare),
+    (Phase.DEFEND, bidding.apply_defend),
+    (Phase.PLAY, play.apply_play),
+)
+
+
+def step(s: State, action: np.ndarray | Sequence[int], rules: RulesConfig) -> State:
+    """Apply one action per table and return the new state (``s`` is not changed).
+
+    Args:
+        s: the state, ``B`` tables.
+        action: int array (B,): an action id for each live table; ignored for
+            done tables.
+        rules: the game's rules.
+
+    Raises:
+        ValueError: ``action`` has the wrong shape or type.
+        IllegalActionError: an action is not legal at its table.
+    """
+    a = _check_actions(s, action)
+    base, bits = legal_bits(s, rules)
+    live = s.phase != Phase.DONE
+    off = a - base
+    inside = (off >= 0) & (off < 64)
+    legal = inside & ((bits >> np.where(inside, off, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
+    bad = live & ~legal
+    if bad.any():
+        raise _illegal(s, a, base, bits, int(np.flatnonzero(bad)[0]))
+    new = s.copy()
+    new.hand_over[:] = False
+    for phase, handler in _HANDLERS:
+        rows = np.flatnonzero(s.phase == phase)
+        if rows.size:
+            thrown = handler(new, rows, a[rows], rules)
+            if thrown:
+                play.end_hand(new, thrown[0], rules, thrown_in=True)
+    return new
+
+
+def _check_actions(s: State, action: np.ndarray | Sequence[int]) -> np.ndarray:
+    a = np.asarray(action)
+    if a.shape != (s.batch_size,):
+        if a.ndim == 0 and s.batch_size == 1:
+            a = a.reshape(1)
+        else:
+            raise ValueError(f"actions must have shape ({s.batch_size},), one per table; got shape {a.shape}")
+    if not np.issubdtype(a.dtype, np.integer):
+        if a.dtype.kind == "f" and np.all(a == np.round(a)):
+            a = a.astype(np.int64)
+        else:
+            raise ValueError(f"actions must be integer action ids, got dtype {a.dtype}: {action!r}")
+    return a.astype(np.int64)
+
+
+def _illegal(s: State, a: np.ndarray, base: np.ndarray, bits: np.ndarray, row: int) -> IllegalActionError:
+    legal = [int(base[row]) + k for k in range(64) if int(bits[row]) >> k & 1]
+    what = actions.describe(a[row]) if 0 <= a[row] < NUM_ACTIONS else "not an action id"
+    names = ", ".join(f"{x} ({actions.describe(x)})" for x in legal)
+    return IllegalActionError(
+        f"illegal action {int(a[row])} ({what}) at table {row}: phase {Phase(s.phase[row]).name}, "
+        f"seat {int(s.turn[row])} to act; legal actions: {names}"
+    )
+
+
+def rewards(s: State, rules: RulesConfig, zero_sum: bool = False) -> np.ndarray:
+    """Per-seat rewards of the hand that just ended, zero elsewhere (RULES-NOTES 21).
+
+    Default: the points each seat scored. ``zero_sum=True``: four-handed, own
+    side's points minus the other side's; five-handed, points minus the mean.
+
+    Returns:
+        Float32 array of shape (B, P).
+    """
+    pts = np.where(s.hand_over[:, None], s.last_points, 0).astype(np.float32)
+    if not zero_sum:
+        return pts
+    if rules.called_card:
+        return pts - pts.mean(axis=1, keepdims=True)
+    return pts - np.roll(pts, -1, axis=1)
+
+
+def card_names(mask: int) -> list[str]:
+    """Names of the cards in a bitmask (for people and tests)."""
+    return [cards.name(c) for c in cards.cards_of(mask)]
