@@ -64,6 +64,9 @@ class State:
     last_alone: np.ndarray  # (B,) bool: its maker went alone
     last_defender_alone: np.ndarray  # (B,) int8: its lone defender, -1 none
     winners: np.ndarray  # (B,) uint8: game mode: bitmask of seats sharing the victory
+    # --- legal actions of the seat to act, kept current by the engine --------
+    mask_base: np.ndarray  # (B,) int8: action id of bit 0 of mask_bits
+    mask_bits: np.ndarray  # (B,) uint64: bit k set iff action mask_base + k is legal
 
     @property
     def batch_size(self) -> int:

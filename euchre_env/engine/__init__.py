@@ -26,12 +26,21 @@ import numpy as np
 from euchre_env import actions, cards
 from euchre_env.actions import NUM_ACTIONS, Phase
 from euchre_env.engine import bidding, deal, play
-from euchre_env.engine.masks import expand, legal_action_mask, legal_bits, sample_bits, sample_legal
+from euchre_env.engine.masks import (
+    compute_legal_bits,
+    expand,
+    legal_action_mask,
+    legal_bits,
+    refresh,
+    sample_bits,
+    sample_legal,
+)
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
 __all__ = [
     "IllegalActionError",
+    "compute_legal_bits",
     "current_player",
     "expand",
     "init_state",
@@ -104,6 +113,7 @@ def init_state(
         if scores is not None:
             s.scores[row] = scores
     deal.start_hand(s, rows, orders, rules)
+    refresh(s, rules)
     return s
 
 
@@ -148,15 +158,16 @@ def is_done(s: State) -> np.ndarray:
     return s.phase == Phase.DONE
 
 
-_HANDLERS = (
-    (Phase.BID_UPCARD, bidding.apply_bid_upcard),
-    (Phase.DISCARD, bidding.apply_discard),
-    (Phase.BID_SUIT, bidding.apply_bid_suit),
-    (Phase.CALL, bidding.apply_call),
-    (Phase.DECLARE, bidding.apply_declare),
-    (Phase.DEFEND, bidding.apply_defend),
-    (Phase.PLAY, play.apply_play),
+_HANDLERS = (  # one transition function per phase, as plain ints for speed
+    (int(Phase.BID_UPCARD), bidding.apply_bid_upcard),
+    (int(Phase.DISCARD), bidding.apply_discard),
+    (int(Phase.BID_SUIT), bidding.apply_bid_suit),
+    (int(Phase.CALL), bidding.apply_call),
+    (int(Phase.DECLARE), bidding.apply_declare),
+    (int(Phase.DEFEND), bidding.apply_defend),
+    (int(Phase.PLAY), play.apply_play),
 )
+_DONE = int(Phase.DONE)
 
 
 def step(s: State, action: np.ndarray | Sequence[int], rules: RulesConfig) -> State:
@@ -173,8 +184,8 @@ def step(s: State, action: np.ndarray | Sequence[int], rules: RulesConfig) -> St
         IllegalActionError: an action is not legal at its table.
     """
     a = _check_actions(s, action)
-    base, bits = legal_bits(s, rules)
-    live = s.phase != Phase.DONE
+    base, bits = s.mask_base.astype(np.int64), s.mask_bits
+    live = s.phase != _DONE
     off = a - base
     inside = (off >= 0) & (off < 64)
     legal = inside & ((bits >> np.where(inside, off, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
@@ -183,12 +194,14 @@ def step(s: State, action: np.ndarray | Sequence[int], rules: RulesConfig) -> St
         raise _illegal(s, a, base, bits, int(np.flatnonzero(bad)[0]))
     new = s.copy()
     new.hand_over[:] = False
+    present = np.bincount(s.phase, minlength=len(Phase))
     for phase, handler in _HANDLERS:
-        rows = np.flatnonzero(s.phase == phase)
-        if rows.size:
+        if present[phase]:
+            rows = np.flatnonzero(s.phase == phase)
             thrown = handler(new, rows, a[rows], rules)
             if thrown:
                 play.end_hand(new, thrown[0], rules, thrown_in=True)
+    refresh(new, rules)
     return new
 
 

@@ -63,6 +63,7 @@ def empty_state(batch_size: int, rules: RulesConfig) -> State:
         hand_over=np.zeros(b, bool), last_points=i8(0, p), last_tricks=i8(0, p), last_maker=i8(-1),
         last_trump=i8(cards.NO_TRUMP), last_called=i8(-1), last_partner=i8(-1),
         last_alone=np.zeros(b, bool), last_defender_alone=i8(-1), winners=np.zeros(b, np.uint8),
+        mask_base=i8(0), mask_bits=np.zeros(b, np.uint64),
     )  # fmt: skip
 
 

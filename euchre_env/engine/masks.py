@@ -4,8 +4,11 @@ Mask semantics (one place):
 
 * In every phase the legal actions lie in one window of at most 64 action
   ids, so the engine's compact form is ``(base, bits)``: action ``base + k``
-  is legal iff bit ``k`` of ``bits`` is set (``legal_bits``).
-* ``legal_action_mask`` expands that to a bool array ``(B, A)``.
+  is legal iff bit ``k`` of ``bits`` is set.
+* The engine keeps the compact form of the seat to act in the state
+  (``state.mask_base``, ``state.mask_bits``), computed once per step by
+  ``compute_legal_bits``; ``legal_bits`` reads it.
+* ``legal_action_mask`` expands it to a bool array ``(B, A)``.
 * A live table always has at least one legal action; a finished (``DONE``)
   table has none: ``bits == 0`` and an all-False mask row.
 """
@@ -15,52 +18,75 @@ from __future__ import annotations
 import numpy as np
 
 from euchre_env import cards
-from euchre_env.actions import ALONE, CALL_BASE, DEFEND_ALONE, NAME_SUIT_BASE, NUM_ACTIONS, ORDER_UP, PASS, WITH_PARTNER, Phase
+from euchre_env.actions import (
+    ALONE,
+    CALL_BASE,
+    DEFEND_ALONE,
+    NAME_SUIT_BASE,
+    NUM_ACTIONS,
+    NUM_PHASES,
+    ORDER_UP,
+    PASS,
+    WITH_PARTNER,
+    Phase,
+)
 from euchre_env.engine.tables import PHASE_BASE
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
 _U1 = np.uint64(1)
-_BID_UPCARD_BITS = np.uint64(1 << (PASS - PASS) | 1 << (ORDER_UP - PASS))
 _NAME_BITS = np.array([1 << (NAME_SUIT_BASE + s - PASS) for s in range(cards.NUM_SUITS)], np.uint64)
 _ALL_NAMES = np.uint64(sum(int(b) for b in _NAME_BITS))
-_DECLARE_BITS = np.uint64(1 << (ALONE - PASS) | 1 << (WITH_PARTNER - PASS))
-_DEFEND_BITS = np.uint64(1 << (PASS - PASS) | 1 << (DEFEND_ALONE - PASS))
 _CALL_ALONE_BIT = np.uint64(1 << (ALONE - CALL_BASE))
+# Phases whose legal set does not depend on the cards: pass/order up, alone/with
+# partner, pass/defend alone. The other phases are filled in by compute_legal_bits.
+_FIXED_BITS = np.zeros(NUM_PHASES, np.uint64)
+_FIXED_BITS[Phase.BID_UPCARD] = 1 << (PASS - PASS) | 1 << (ORDER_UP - PASS)
+_FIXED_BITS[Phase.DECLARE] = 1 << (ALONE - PASS) | 1 << (WITH_PARTNER - PASS)
+_FIXED_BITS[Phase.DEFEND] = 1 << (PASS - PASS) | 1 << (DEFEND_ALONE - PASS)
+_PHASE_BASE_I8 = PHASE_BASE.astype(np.int8)
+# FOLLOW[trump * 5 + led + 1]: cards that follow ``led`` (-1: no lead yet -> every card).
+_FOLLOW = np.concatenate([cards.SUIT_BITS[:, -1:], cards.SUIT_BITS[:, :-1]], axis=1).reshape(-1)
+_PLAY, _DISCARD, _CALL, _BID_SUIT = int(Phase.PLAY), int(Phase.DISCARD), int(Phase.CALL), int(Phase.BID_SUIT)
 
 
-def legal_bits(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Compact legal sets: ``base`` (B,) int64 and ``bits`` (B,) uint64.
+def compute_legal_bits(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Compute the compact legal sets from the rules: ``base`` (B,) int8, ``bits`` (B,) uint64.
 
     * BID_UPCARD: pass or order up (RULES-NOTES 5).
-    * DISCARD: any of the dealer's six cards.
+    * DISCARD: any of the dealer's six cards (the dealer is the seat to act).
     * BID_SUIT: a suit other than the upcard's; pass, except the dealer when
       sticking (RULES-NOTES 6, 10, 16).
     * CALL: any card not in the maker's hand, or alone (RULES-NOTES 11).
     * DECLARE: alone or with partner; DEFEND: defend alone or pass.
     * PLAY: a card of the led suit if the hand has one, else any (RULES-NOTES 7).
     """
-    b = s.batch_size
-    rows = np.arange(b)
+    p = rules.num_players
     phase = s.phase
-    hand = s.hands[rows, s.turn].astype(np.uint64)  # (B,) hand of the seat to act
-    follow = hand & cards.SUIT_BITS[s.trump, s.led]  # led -1 -> every card
-    play = np.where(follow != 0, follow, hand)
-    dealer_hand = s.hands[rows, s.dealer].astype(np.uint64)
-    upsuit = cards.CARD_SUIT[s.upcard]
-    may_pass = (s.turn != s.dealer) | (not rules.stick_the_dealer)
-    bid_suit = (_ALL_NAMES & ~_NAME_BITS[upsuit]) | may_pass.astype(np.uint64)
-    call = (np.uint64(rules.deck_mask) & ~hand) | _CALL_ALONE_BIT
-    zero = np.zeros(b, np.uint64)
-    choices = [zero] * len(Phase)
-    choices[Phase.BID_UPCARD] = np.full(b, _BID_UPCARD_BITS)
-    choices[Phase.DISCARD] = dealer_hand
-    choices[Phase.BID_SUIT] = bid_suit
-    choices[Phase.CALL] = call
-    choices[Phase.DECLARE] = np.full(b, _DECLARE_BITS)
-    choices[Phase.DEFEND] = np.full(b, _DEFEND_BITS)
-    choices[Phase.PLAY] = play
-    return PHASE_BASE[phase], np.choose(phase, choices)
+    flat = np.arange(s.batch_size) * p + s.turn  # turn -1 (done) reads a neighbour; masked below
+    hand = s.hands.reshape(-1)[flat].astype(np.uint64)  # (B,) hand of the seat to act
+    follow = hand & _FOLLOW[s.trump * 5 + s.led + 1]  # (B,) cards of the led suit
+    bits = _FIXED_BITS[phase]
+    bits = np.where(phase == _PLAY, np.where(follow != 0, follow, hand), bits)
+    bits = np.where(phase == _DISCARD, hand, bits)
+    if rules.called_card:
+        bits = np.where(phase == _CALL, (np.uint64(rules.deck_mask) & ~hand) | _CALL_ALONE_BIT, bits)
+    in_suit = phase == _BID_SUIT
+    if in_suit.any():
+        may_pass = (s.turn != s.dealer) | (not rules.stick_the_dealer)
+        names = _ALL_NAMES & ~_NAME_BITS[cards.CARD_SUIT[s.upcard]]
+        bits = np.where(in_suit, names | may_pass.astype(np.uint64), bits)
+    return _PHASE_BASE_I8[phase], bits
+
+
+def refresh(s: State, rules: RulesConfig) -> None:
+    """Store the legal sets of the seat to act in ``s.mask_base``/``s.mask_bits``, in place."""
+    s.mask_base[:], s.mask_bits[:] = compute_legal_bits(s, rules)
+
+
+def legal_bits(s: State, rules: RulesConfig | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Compact legal sets of the seat to act: ``base`` (B,) int8 and ``bits`` (B,) uint64."""
+    return s.mask_base, s.mask_bits
 
 
 def expand(base: np.ndarray, bits: np.ndarray) -> np.ndarray:
@@ -68,15 +94,29 @@ def expand(base: np.ndarray, bits: np.ndarray) -> np.ndarray:
     b = bits.shape[0]
     unpacked = np.unpackbits(bits.astype("<u8").view(np.uint8).reshape(b, 8), axis=1, bitorder="little")
     wide = np.zeros((b, NUM_ACTIONS + 64), dtype=bool)
-    for start in np.unique(base):
+    for start in np.unique(base).tolist():
         rows = np.flatnonzero(base == start)
         wide[rows, start : start + 64] = unpacked[rows]
     return wide[:, :NUM_ACTIONS]
 
 
-def legal_action_mask(s: State, rules: RulesConfig) -> np.ndarray:
+def legal_action_mask(s: State, rules: RulesConfig | None = None) -> np.ndarray:
     """Legal actions of the seat to act at each table. Bool array of shape ``(B, A)``."""
-    return expand(*legal_bits(s, rules))
+    return expand(s.mask_base, s.mask_bits)
+
+
+_SELECT16: np.ndarray | None = None
+_POP16 = np.array([bin(x).count("1") for x in range(1 << 16)], np.int16)
+
+
+def _select16() -> np.ndarray:
+    """SELECT16[w, k]: position of the k-th set bit of the 16-bit word ``w`` (built once)."""
+    global _SELECT16
+    if _SELECT16 is None:
+        words = np.arange(1 << 16, dtype="<u2").view(np.uint8).reshape(-1, 2)
+        bits = np.unpackbits(words, axis=1, bitorder="little")  # (65536, 16)
+        _SELECT16 = np.argsort(1 - bits, axis=1, kind="stable").astype(np.uint8)
+    return _SELECT16
 
 
 def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -86,27 +126,28 @@ def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray
     with no legal action (finished tables) get -1.
 
     Args:
-        base, bits: the compact legal sets of ``legal_bits``, shape (B,).
+        base: (B,) action id of bit 0; bits: (B,) uint64 legal sets.
         u: float array (B,) in [0, 1).
 
     Returns:
         Int64 array of shape (B,).
     """
-    count = np.bitwise_count(bits).astype(np.uint64)
-    k = np.minimum((u * count).astype(np.uint64), np.maximum(count, _U1) - _U1)
-    pos = np.zeros(bits.shape, np.uint64)
-    x = bits
-    for width in (32, 16, 8, 4, 2, 1):
-        w = np.uint64(width)
-        low = np.bitwise_count(x & np.uint64((1 << width) - 1)).astype(np.uint64)
-        high = k >= low
-        k = np.where(high, k - low, k)
-        x = np.where(high, x >> w, x)
-        pos += np.where(high, w, np.uint64(0))
-    return np.where(count > 0, base + pos.astype(np.int64), -1)
+    b = bits.shape[0]
+    words = bits.astype("<u8").view("<u2").reshape(b, 4)  # (B, 4) 16-bit words, low first
+    pop = _POP16[words]  # (B, 4)
+    c1 = pop[:, 0]
+    c2 = c1 + pop[:, 1]
+    c3 = c2 + pop[:, 2]
+    count = c3 + pop[:, 3]
+    k = np.minimum((u * count).astype(np.int16), np.maximum(count - 1, 0))  # rank wanted
+    hi1, hi2, hi3 = k >= c1, k >= c2, k >= c3
+    j = hi1.astype(np.int64) + hi2 + hi3  # word holding it
+    before = np.where(hi3, c3, np.where(hi2, c2, np.where(hi1, c1, 0)))
+    word = words.reshape(-1)[np.arange(b) * 4 + j]
+    pos = 16 * j + _select16()[word, k - before]
+    return np.where(count > 0, base.astype(np.int64) + pos, -1)
 
 
-def sample_legal(s: State, rules: RulesConfig, rng: np.random.Generator) -> np.ndarray:
+def sample_legal(s: State, rules: RulesConfig | None, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action per table (-1 for finished tables). Shape (B,)."""
-    base, bits = legal_bits(s, rules)
-    return sample_bits(base, bits, rng.random(bits.shape[0]))
+    return sample_bits(s.mask_base, s.mask_bits, rng.random(s.batch_size))

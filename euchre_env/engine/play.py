@@ -37,12 +37,13 @@ def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) ->
     """
     p = rules.num_players
     card = a - PLAY_BASE
-    seat = s.turn[rows]
+    seat = s.turn[rows].astype(np.int64)
     t = s.trick_no[rows]
-    s.hands[rows, seat] &= ~cards.CARD_BIT[card]
-    s.trick_cards[rows, t, seat] = card
+    s.hands.reshape(-1)[rows * p + seat] &= ~cards.CARD_BIT[card]
+    s.trick_cards.reshape(-1)[(rows * NUM_TRICKS + t) * p + seat] = card
     n = s.n_played[rows]
-    s.led[rows] = np.where(n == 0, cards.EFFECTIVE_SUIT[s.trump[rows], card], s.led[rows])
+    leads = n == 0
+    s.led[rows[leads]] = cards.EFFECTIVE_SUIT[s.trump[rows[leads]], card[leads]]
     if rules.called_card:
         called_now = card == s.called[rows]
         s.revealed[rows[called_now]] = t[called_now]
@@ -55,14 +56,19 @@ def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) ->
         finish_trick(s, rows[full], rules)
 
 
+_STRENGTH_FLAT = cards.STRENGTH.reshape(-1)
+_STRENGTH_ROW = cards.STRENGTH.shape[2]  # C + 1 entries per (trump, led)
+
+
 def finish_trick(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
     """Highest trump wins, else the highest card of the led suit; the winner leads next."""
     t = s.trick_no[rows]
     played = s.trick_cards[rows, t]  # (n, P), -1 for a seat that sits out
-    power = cards.STRENGTH[s.trump[rows, None], s.led[rows, None], played + 1]  # (n, P)
+    key = (s.trump[rows].astype(np.int64) * cards.NUM_SUITS + s.led[rows]) * _STRENGTH_ROW + 1
+    power = _STRENGTH_FLAT[key[:, None] + played]  # (n, P)
     winner = power.argmax(axis=1).astype(np.int8)
     s.trick_winner[rows, t] = winner
-    s.tricks_won[rows, winner] += 1
+    s.tricks_won.reshape(-1)[rows * rules.num_players + winner] += 1
     s.trick_no[rows] = t + 1
     s.leader[rows] = winner
     s.turn[rows] = winner
