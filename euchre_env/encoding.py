@@ -10,6 +10,11 @@ own hand and discard, the upcard, all public bids and declarations, the
 called card and whether this seat holds it, who revealed the partnership,
 every card played and by whom, trick winners, whose turn, the phase and the
 scores. Every feature is 0 or 1 (scores as a thermometer), so any dtype works.
+
+Card sets (the hand, the cards each relative seat played, ...) come first,
+each as ``CARD_SLOTS = 32`` entries: entry ``c`` is card id ``c`` and entries
+28..31 are always 0. The padding lets the encoder write eight entries at a
+time; decode a piece with ``piece.reshape(-1, CARD_SLOTS)[:, :NUM_CARDS]``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from euchre_env.rules import NUM_TRICKS, RulesConfig
 from euchre_env.state import State
 
 C = cards.NUM_CARDS
+CARD_SLOTS = 32  # entries per card set in the observation (card ids 0..27, then 4 zeros)
 MAX_SCORE_BINS = 20  # scores thermometer: one bin per point up to this many
 
 
@@ -64,53 +70,61 @@ def score_bins(rules: RulesConfig) -> int:
 
 
 @lru_cache(maxsize=None)
+def _score_thresholds(rules: RulesConfig) -> np.ndarray:
+    """Score at which each thermometer bin switches on. Shape (bins,), int16."""
+    bins = score_bins(rules)
+    return np.ceil(np.arange(1, bins + 1) * rules.points_to_win / bins).astype(np.int16)
+
+
+@lru_cache(maxsize=None)
 def obs_layout(rules: RulesConfig) -> ObsLayout:
-    """The observation layout of a rules configuration (sizes from ``rules`` and ``cards``)."""
-    p = rules.num_players
+    """The observation layout of a rules configuration (sizes from ``rules`` and ``cards``).
+
+    Three blocks: card sets (``CARD_SLOTS`` entries each), yes/no and
+    thermometer flags, then one-hot pieces.
+    """
+    p, k, five = rules.num_players, CARD_SLOTS, rules.called_card
     pieces: list[tuple[str, int, str]] = [
-        ("hand", C, "cards in my hand (card id order)"),
-        ("upcard", C, "the turned-up card"),
-        ("upcard_taken", 1, "the upcard was accepted and taken by the dealer"),
-        ("dealer", p, "dealer, relative seat (0 = me, 1 = my left, ...)"),
+        ("hand", k, "cards in my hand (entry = card id)"),
+        ("upcard", k, "the turned-up card"),
+        ("my_discard", k, "the card I discarded as dealer"),
+        *([("called_card", k, "the card the maker called (five-handed)")] if five else []),
+        ("current_trick", p * k, "cards on the table in the current trick, per relative seat (0 = me, 1 = my left, ...)"),
+        ("played_by", p * k, "every card played this hand, per relative seat"),
+        ("played_in", NUM_TRICKS * k, "cards played in each trick 0..4"),
+        # flags
         ("passed_round_1", p, "relative seats that passed in bidding round 1"),
         ("passed_round_2", p, "relative seats that passed in bidding round 2"),
+        ("sitting_out", p, "relative seats sitting out this hand"),
+        ("upcard_taken", 1, "the upcard was accepted and taken by the dealer"),
+        ("alone", 1, "the maker declared alone"),
+        *([("i_hold_called", 1, "I hold the called card: I am the hidden partner")] if five else []),
+        ("tricks_won", p * NUM_TRICKS, "tricks won per relative seat, thermometer (>=1 .. >=5)"),
+        ("scores", p * score_bins(rules), "running scores per relative seat, thermometer"),
+        # one-hots
+        ("dealer", p, "dealer, relative seat"),
         ("maker", p, "relative seat that made trump"),
         ("maker_round", 2, "trump was made in round 1 / round 2"),
         ("trump", cards.NUM_SUITS, "trump suit (C D H S)"),
-        ("alone", 1, "the maker declared alone"),
-        ("sitting_out", p, "relative seats sitting out this hand"),
-    ]
-    if rules.called_card:
-        pieces += [
-            ("called_card", C, "the card the maker called (five-handed)"),
-            ("i_hold_called", 1, "I hold the called card: I am the hidden partner"),
-            ("revealed_by", p, "relative seat that revealed the partnership by playing the called card"),
-        ]
-    else:
-        pieces += [("defender_alone", p, "relative seat defending alone (four-handed)")]
-    pieces += [
-        ("my_discard", C, "the card I discarded as dealer"),
-        ("current_trick", p * C, "cards on the table in the current trick, by relative seat"),
-        ("played_by", p * C, "every card played this hand, by relative seat"),
-        ("played_in", C * NUM_TRICKS, "trick (0-4) in which each card was played, card-major"),
+        ("revealed_by", p, "relative seat that revealed the partnership by playing the called card")
+        if five
+        else ("defender_alone", p, "relative seat defending alone (four-handed)"),
         ("trick_winner", NUM_TRICKS * p, "winner of each finished trick, trick-major, relative seat"),
-        ("tricks_won", p * NUM_TRICKS, "tricks won per relative seat, thermometer (>=1 .. >=5)"),
         ("to_act", p, "relative seat to act"),
         ("phase", NUM_PHASES, "phase: " + ", ".join(ph.name for ph in Phase)),
-        ("scores", p * score_bins(rules), "running scores per relative seat, thermometer"),
     ]
     return ObsLayout(tuple(pieces))
+
+
+_BIT_OR_NONE = np.concatenate([cards.CARD_BIT, np.zeros(1, np.uint32)])  # [-1] -> no card
+# _SPREAD[byte]: the byte's 8 bits as 8 bytes of 0/1 (little-endian), one uint64.
+_SPREAD = np.array([sum((x >> i & 1) << (8 * i) for i in range(8)) for x in range(256)], dtype="<u8")
+_TRICK_STEPS = np.arange(NUM_TRICKS, dtype=np.int8)
 
 
 def _rel(seat: np.ndarray, viewer: np.ndarray, p: int) -> np.ndarray:
     """Relative seat of absolute ``seat`` for ``viewer`` (both broadcastable int arrays)."""
     return (seat.astype(np.int64) - viewer + p) % p
-
-
-def _unpack(bits: np.ndarray) -> np.ndarray:
-    """(n,) uint32 card bitmasks -> (n, C) uint8 0/1."""
-    u8 = bits.astype("<u4").view(np.uint8).reshape(-1, 4)
-    return np.unpackbits(u8, axis=1, bitorder="little")[:, :C]
 
 
 def encode(
@@ -122,72 +136,77 @@ def encode(
         s: state of ``B`` tables.
         viewer: absolute seat per table, int array (B,) or one int for all.
         rules: the rules (for the layout).
-        dtype: output dtype (every feature is 0 or 1).
+        dtype: output dtype (every feature is 0 or 1); ``np.uint8`` is fastest.
 
     Returns:
         Array of shape ``(B, obs_layout(rules).size)``.
     """
     lay = obs_layout(rules)
-    b, p = s.batch_size, rules.num_players
+    b, p, d = s.batch_size, rules.num_players, lay.size
+    width = -(-(d + 1) // 8) * 8  # row length: a spare column for switched-off one-hots, 8-aligned
     v = np.broadcast_to(np.asarray(viewer, dtype=np.int64), (b,))
     rows = np.arange(b)
-    out = np.zeros((b, lay.size), dtype=dtype)
+    rot = rows[:, None] * p + (np.arange(p) + v[:, None]) % p  # (B, P) flat index of relative seat r
+    out = np.empty((b, width), dtype=np.uint8)
     at = lay.offsets
 
-    def onehot(name: str, idx: np.ndarray, on: np.ndarray | None = None) -> None:
-        r = rows if on is None else rows[on]
-        out[r, at[name] + (idx if on is None else idx[on])] = 1
+    # Card sets: bitmasks spread to one byte per card, eight bytes at a time.
+    trick = np.minimum(s.trick_no, NUM_TRICKS - 1).astype(np.int64)
+    current = np.take(s.trick_cards, (rot // p * NUM_TRICKS + trick[:, None]) * p + rot % p)  # (B, P)
+    current = np.where((s.trick_no < NUM_TRICKS)[:, None], _BIT_OR_NONE[current], 0)
+    sets = [
+        np.take(s.hands, rows * p + v)[:, None],
+        _BIT_OR_NONE[s.upcard][:, None],
+        np.where(s.dealer == v, _BIT_OR_NONE[s.discard], 0)[:, None],
+        *([_BIT_OR_NONE[s.called][:, None]] if rules.called_card else []),
+        current,
+        np.take(s.played_by, rot),
+        s.trick_bits,
+    ]
+    card_block = np.concatenate(sets, axis=1).astype("<u4")  # (B, K)
+    k8 = card_block.shape[1] * CARD_SLOTS // 8
+    out.view("<u8")[:, :k8] = np.take(_SPREAD, card_block.view(np.uint8), mode="clip")
 
-    out[:, lay.slice("hand")] = _unpack(s.hands[rows, v])
-    onehot("upcard", s.upcard.astype(np.int64))
+    # Flags: bidding passes, sitting out, yes/no facts and thermometers.
     made = s.maker >= 0
-    out[:, at["upcard_taken"]] = made & (s.bid_round == 1)
-    onehot("dealer", _rel(s.dealer, v, p))
-    # Bids: every seat before the maker (or before the seat to act) in a round passed.
-    pos = lambda seat: (seat.astype(np.int64) - s.dealer - 1) % p  # noqa: E731
     bidding = (s.phase == Phase.BID_UPCARD) | (s.phase == Phase.BID_SUIT)
-    last_r1 = np.where(s.bid_round == 2, p, np.where(made, pos(s.maker), np.where(bidding, pos(s.turn), 0)))
-    last_r2 = np.where(s.bid_round == 2, np.where(made, pos(s.maker), np.where(bidding, pos(s.turn), p)), 0)
-    seat_pos = (np.arange(p) + v[:, None] - s.dealer[:, None] - 1) % p  # (B, P) bidding position of rel seat
-    out[:, lay.slice("passed_round_1")] = seat_pos < last_r1[:, None]
-    out[:, lay.slice("passed_round_2")] = seat_pos < last_r2[:, None]
-    onehot("maker", _rel(s.maker, v, p), made)
-    onehot("maker_round", s.bid_round.astype(np.int64) - 1, made)
-    onehot("trump", s.trump.astype(np.int64), s.trump < cards.NUM_SUITS)
-    out[:, at["alone"]] = s.alone
-    rel_bits = (np.arange(p) + v[:, None]) % p  # (B, P) absolute seat of each relative seat
-    out[:, lay.slice("sitting_out")] = (s.out[:, None] >> rel_bits.astype(np.uint8)) & 1
+    pos = lambda seat: (seat.astype(np.int64) - s.dealer - 1) % p  # noqa: E731  bidding order
+    stop = np.where(made, pos(s.maker), np.where(bidding, pos(s.turn), p))  # first seat that did not pass
+    round2 = s.bid_round == 2
+    seat_pos = (rot % p - s.dealer[:, None] - 1) % p  # (B, P) bidding position of each relative seat
+    flags = [
+        seat_pos < np.where(round2, p, stop)[:, None],
+        seat_pos < np.where(round2, stop, 0)[:, None],
+        (s.out[:, None] >> (rot % p).astype(np.uint8)) & 1 == 1,
+        (made & (s.bid_round == 1))[:, None],
+        s.alone[:, None],
+        *([((s.partner == v) & (s.called >= 0))[:, None]] if rules.called_card else []),
+        (np.take(s.tricks_won, rot)[:, :, None] > _TRICK_STEPS).reshape(b, -1),
+        (np.take(s.scores, rot)[:, :, None] >= _score_thresholds(rules)).reshape(b, -1),
+    ]
+    flag_start = at["passed_round_1"]
+    flag_block = np.concatenate(flags, axis=1)
+    out[:, flag_start : flag_start + flag_block.shape[1]] = flag_block.view(np.uint8)
+
+    # One-hots: zeros, then one scatter; column d swallows the switched-off ones.
+    hot_start = at["dealer"]
+    out[:, hot_start:] = 0
     if rules.called_card:
-        onehot("called_card", s.called.astype(np.int64), s.called >= 0)
-        out[:, at["i_hold_called"]] = (s.partner == v) & (s.called >= 0)
-        rev = s.revealed >= 0
-        onehot("revealed_by", _rel(s.partner, v, p), rev)
+        other = (at["revealed_by"] + _rel(s.partner, v, p), s.revealed >= 0)
     else:
-        onehot("defender_alone", _rel(s.defender_alone, v, p), s.defender_alone >= 0)
-    onehot("my_discard", s.discard.astype(np.int64), (s.discard >= 0) & (s.dealer == v))
-    _encode_tricks(s, v, rules, out, lay)
-    onehot("to_act", _rel(s.turn, v, p), s.turn >= 0)
-    onehot("phase", s.phase.astype(np.int64))
-    bins = score_bins(rules)
-    thresholds = np.ceil(np.arange(1, bins + 1) * rules.points_to_win / bins)  # (bins,)
-    rel_scores = np.take_along_axis(s.scores, rel_bits, axis=1)  # (B, P)
-    out[:, lay.slice("scores")] = (rel_scores[:, :, None] >= thresholds).reshape(b, -1)
-    return out
-
-
-def _encode_tricks(s: State, v: np.ndarray, rules: RulesConfig, out: np.ndarray, lay: ObsLayout) -> None:
-    """Fill current_trick, played_by, played_in, trick_winner, tricks_won."""
-    p = rules.num_players
-    at = lay.offsets
-    b_idx, t_idx, seat = np.nonzero(s.trick_cards >= 0)  # every card played this hand
-    card = s.trick_cards[b_idx, t_idx, seat].astype(np.int64)
-    rel = _rel(seat, v[b_idx], p)
-    out[b_idx, at["played_by"] + rel * C + card] = 1
-    out[b_idx, at["played_in"] + card * NUM_TRICKS + t_idx] = 1
-    cur = t_idx == s.trick_no[b_idx]
-    out[b_idx[cur], at["current_trick"] + rel[cur] * C + card[cur]] = 1
-    wb, wt = np.nonzero(s.trick_winner >= 0)
-    out[wb, at["trick_winner"] + wt * p + _rel(s.trick_winner[wb, wt], v[wb], p)] = 1
-    won = np.take_along_axis(s.tricks_won, (np.arange(p) + v[:, None]) % p, axis=1)  # (B, P)
-    therm = won[:, :, None] > np.arange(NUM_TRICKS)  # (B, P, 5)
-    out[:, lay.slice("tricks_won")] = therm.reshape(s.batch_size, -1)
+        other = (at["defender_alone"] + _rel(s.defender_alone, v, p), s.defender_alone >= 0)
+    hots = [
+        (at["dealer"] + _rel(s.dealer, v, p), True),
+        (at["maker"] + _rel(s.maker, v, p), made),
+        (at["maker_round"] + s.bid_round.astype(np.int64) - 1, made),
+        (at["trump"] + s.trump.astype(np.int64), s.trump < cards.NUM_SUITS),
+        other,
+        (at["to_act"] + _rel(s.turn, v, p), s.turn >= 0),
+        (at["phase"] + s.phase.astype(np.int64), True),
+    ]
+    cols = np.stack([np.where(on, col, d) for col, on in hots], axis=1)  # (B, 7)
+    winners = at["trick_winner"] + np.arange(NUM_TRICKS) * p + _rel(s.trick_winner, v[:, None], p)
+    cols = np.concatenate([cols, np.where(s.trick_winner >= 0, winners, d)], axis=1)
+    out.reshape(-1)[(rows[:, None] * width + cols).reshape(-1)] = 1
+    obs = out[:, :d]
+    return obs.astype(dtype) if dtype is not np.uint8 else np.ascontiguousarray(obs)

@@ -51,6 +51,8 @@ class State:
     n_played: np.ndarray  # (B,) int8: cards played to the current trick
     trick_cards: np.ndarray  # (B, T, P) int8: card each seat played to each trick, -1 none
     trick_winner: np.ndarray  # (B, T) int8: winner seat of each finished trick, -1 before
+    played_by: np.ndarray  # (B, P) uint32: cards each seat has played this hand (from trick_cards)
+    trick_bits: np.ndarray  # (B, T) uint32: cards played to each trick (from trick_cards)
     tricks_won: np.ndarray  # (B, P) int8: tricks taken by each seat this hand
     # --- scores and the record of the last finished hand -------------------
     scores: np.ndarray  # (B, P) int16: running scores (include the last finished hand)

@@ -59,7 +59,8 @@ def empty_state(batch_size: int, rules: RulesConfig) -> State:
         maker=i8(-1), bid_round=i8(1), alone=np.zeros(b, bool), called=i8(-1), partner=i8(-1),
         revealed=i8(-1), defender_alone=i8(-1), out=np.zeros(b, np.uint8), trick_no=i8(0),
         leader=i8(-1), led=i8(-1), n_played=i8(0), trick_cards=i8(-1, NUM_TRICKS, p),
-        trick_winner=i8(-1, NUM_TRICKS), tricks_won=i8(0, p), scores=np.zeros((b, p), np.int16),
+        trick_winner=i8(-1, NUM_TRICKS), played_by=np.zeros((b, p), np.uint32),
+        trick_bits=np.zeros((b, NUM_TRICKS), np.uint32), tricks_won=i8(0, p), scores=np.zeros((b, p), np.int16),
         hand_over=np.zeros(b, bool), last_points=i8(0, p), last_tricks=i8(0, p), last_maker=i8(-1),
         last_trump=i8(cards.NO_TRUMP), last_called=i8(-1), last_partner=i8(-1),
         last_alone=np.zeros(b, bool), last_defender_alone=i8(-1), winners=np.zeros(b, np.uint8),
@@ -97,6 +98,8 @@ def start_hand(s: State, rows: np.ndarray, order: np.ndarray, rules: RulesConfig
     s.n_played[rows] = 0
     s.trick_cards[rows] = -1
     s.trick_winner[rows] = -1
+    s.played_by[rows] = 0
+    s.trick_bits[rows] = 0
     s.tricks_won[rows] = 0
 
 

@@ -39,7 +39,10 @@ def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) ->
     card = a - PLAY_BASE
     seat = s.turn[rows].astype(np.int64)
     t = s.trick_no[rows]
-    s.hands.reshape(-1)[rows * p + seat] &= ~cards.CARD_BIT[card]
+    bit = cards.CARD_BIT[card]
+    s.hands.reshape(-1)[rows * p + seat] &= ~bit
+    s.played_by.reshape(-1)[rows * p + seat] |= bit
+    s.trick_bits.reshape(-1)[rows * NUM_TRICKS + t] |= bit
     s.trick_cards.reshape(-1)[(rows * NUM_TRICKS + t) * p + seat] = card
     n = s.n_played[rows]
     leads = n == 0
