@@ -6,3 +6,9 @@ from euchre_env.state import State
 
 __version__ = "0.1.0"
 __all__ = ["PRESETS", "RulesConfig", "State", "actions", "cards", "make_rules"]
+
+# PettingZoo AEC environments; importing pz_registry registers their PettingZoo ids.
+from euchre_env import pz_registry  # noqa: E402
+from euchre_env.aec_env import env, raw_env  # noqa: E402
+
+__all__ += ["env", "pz_registry", "raw_env"]
