@@ -353,6 +353,32 @@ def test_five_handed_partner_infos() -> None:
     assert e.infos["player_3"]["reveal_trick"] == 0, "reveal trick"
 
 
+def test_partner_infos_follow_engine_over_random_hands() -> None:
+    """Five-handed random hands: infos track the engine's partner, and publicity flips on the called card."""
+    e = raw_env("five_handed")
+    rng = np.random.default_rng(3)
+    reveals = 0
+    for seed in range(120):
+        e.reset(seed=seed)
+        public = False
+        while not e.terminations[e.agent_selection]:
+            a = int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])))
+            e.step(a)
+            s, info = e.engine_state, e.infos[e.agent_selection]
+            called, partner = int(s.called[0]), int(s.partner[0])
+            expect = f"player_{partner}" if called >= 0 and partner >= 0 else None
+            assert info["true_partner"] == expect, f"[{seed}] true_partner {info['true_partner']} != {expect}"
+            flipped = info["partner_public"] and not public
+            played_called = called >= 0 and a == actions.play(called)
+            went_alone = a == actions.ALONE  # no partner: nothing hidden from then on
+            assert flipped == (played_called or went_alone), f"[{seed}] partner_public flipped at action {a}"
+            if played_called:
+                reveals += 1
+                assert info["reveal_trick"] == int(s.revealed[0]), f"[{seed}] reveal_trick"
+            public = info["partner_public"]
+    assert reveals > 20, f"only {reveals} reveals in 120 hands: the test is too weak"
+
+
 def test_four_handed_partner_infos() -> None:
     """Four-handed: true_partner is the maker's fixed partner and is public."""
     e = raw_env()
