@@ -70,7 +70,7 @@ def score_bins(rules: RulesConfig) -> int:
 
 
 @lru_cache(maxsize=None)
-def _score_thresholds(rules: RulesConfig) -> np.ndarray:
+def score_thresholds(rules: RulesConfig) -> np.ndarray:
     """Score at which each thermometer bin switches on. Shape (bins,), int16."""
     bins = score_bins(rules)
     return np.ceil(np.arange(1, bins + 1) * rules.points_to_win / bins).astype(np.int16)
@@ -182,7 +182,7 @@ def encode(
         s.alone[:, None],
         *([((s.partner == v) & (s.called >= 0))[:, None]] if rules.called_card else []),
         (np.take(s.tricks_won, rot)[:, :, None] > _TRICK_STEPS).reshape(b, -1),
-        (np.take(s.scores, rot)[:, :, None] >= _score_thresholds(rules)).reshape(b, -1),
+        (np.take(s.scores, rot)[:, :, None] >= score_thresholds(rules)).reshape(b, -1),
     ]
     flag_start = at["passed_round_1"]
     flag_block = np.concatenate(flags, axis=1)

@@ -1,0 +1,209 @@
+"""Throughput benchmarks (``euchre bench``): engine, environments and a reference.
+
+Every figure is decisions per second on one core, measured as the best of
+``repeats`` timed windows, and printed beside a reference measured in the
+same run (OpenSpiel's euchre when ``open_spiel`` is installed), so figures are
+read as ratios rather than absolute numbers.
+
+Decisions are counted once per live table per engine step (bids, discards,
+calls, declarations and card plays alike).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from euchre_env import engine
+from euchre_env.rules import RulesConfig, make_rules
+
+BATCH_SIZES = (1, 64, 1024, 4096, 16384)
+
+
+def _best_rate(run: Callable[[float], tuple[int, float]], seconds: float, repeats: int) -> float:
+    """Best decisions/s over ``repeats`` windows of about ``seconds`` each."""
+    return max(n / dt for n, dt in (run(seconds) for _ in range(repeats)))
+
+
+def engine_random_play(rules: RulesConfig, batch_size: int, seed: int = 0) -> Callable[[float], tuple[int, float]]:
+    """Uniformly random legal play through whole hands, ``batch_size`` tables at once.
+
+    Tables deal on by themselves (a game to an unreachable target), so every
+    step advances every table: legal set -> random choice -> step.
+    """
+    game = make_rules(rules.variant, stick_the_dealer=rules.stick_the_dealer,
+                      defend_alone=rules.defend_alone, episode="game", points_to_win=1000)
+    rng = np.random.default_rng(seed)
+    state = engine.init_state(game, batch_size, rng=rng)
+
+    def run(seconds: float) -> tuple[int, float]:
+        nonlocal state
+        n, start = 0, time.perf_counter()
+        while True:
+            for _ in range(10):
+                base, bits = engine.legal_bits(state)
+                act = engine.sample_bits(base, bits, rng.random(batch_size))
+                state = engine.step(state, act, game)
+            n += 10 * batch_size
+            dt = time.perf_counter() - start
+            if dt >= seconds:
+                return n, dt
+
+    return run
+
+
+def engine_random_play_full_mask(rules: RulesConfig, batch_size: int, seed: int = 0) -> Callable[[float], tuple[int, float]]:
+    """As ``engine_random_play`` but expanding the bool ``(B, A)`` mask every step."""
+    game = make_rules(rules.variant, episode="game", points_to_win=1000)
+    rng = np.random.default_rng(seed)
+    state = engine.init_state(game, batch_size, rng=rng)
+
+    def run(seconds: float) -> tuple[int, float]:
+        nonlocal state
+        n, start = 0, time.perf_counter()
+        while True:
+            mask = engine.legal_action_mask(state)
+            act = np.argmax(mask * rng.random(mask.shape), axis=1)
+            state = engine.step(state, act, game)
+            n += batch_size
+            dt = time.perf_counter() - start
+            if dt >= seconds:
+                return n, dt
+
+    return run
+
+
+def openspiel_random_play(seconds: float, read_tensor: bool) -> tuple[int, float] | None:
+    """OpenSpiel's four-handed euchre driven from Python with random legal actions.
+
+    ``read_tensor`` also reads the acting player's information-state tensor
+    into numpy at every decision. Returns None if ``open_spiel`` is missing.
+    """
+    try:
+        import pyspiel  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("euchre")
+    rng = random.Random(0)
+    n, start = 0, time.perf_counter()
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                continue
+            if read_tensor:
+                np.asarray(state.information_state_tensor(), dtype=np.float32)
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+            n += 1
+        dt = time.perf_counter() - start
+        if dt >= seconds:
+            return n, dt
+
+
+def openspiel_cpp_random(seconds: float) -> tuple[int, float] | None:
+    """OpenSpiel's C++ random simulation (``pyspiel`` uniform random bots), if available."""
+    try:
+        import pyspiel  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("euchre")
+    bots = [pyspiel.make_uniform_random_bot(p, 1234 + p) for p in range(game.num_players())]
+    n, start = 0, time.perf_counter()
+    runs = 0
+    while True:
+        for _ in range(200):
+            returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 1 + runs)
+            runs += 1
+            del returns
+        dt = time.perf_counter() - start
+        if dt >= seconds:
+            # evaluate_bots does not report decisions; a random hand has the mean
+            # measured by openspiel_decisions_per_hand().
+            return int(runs * openspiel_decisions_per_hand()), dt
+
+
+def openspiel_decisions_per_hand(hands: int = 2000) -> float:
+    """Mean player decisions per random OpenSpiel euchre hand."""
+    import pyspiel  # type: ignore[import-not-found]
+
+    game = pyspiel.load_game("euchre")
+    rng = random.Random(1)
+    total = 0
+    for _ in range(hands):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+                total += 1
+    return total / hands
+
+
+def bench_engine(seconds: float, repeats: int, batch_sizes: tuple[int, ...] = BATCH_SIZES) -> dict[str, Any]:
+    """Engine decisions/s for both variants at each batch size, plus state bytes per table."""
+    results: dict[str, Any] = {}
+    for variant in ("four_handed", "five_handed"):
+        rules = make_rules(variant)
+        rows = {}
+        for b in batch_sizes:
+            rows[b] = _best_rate(engine_random_play(rules, b), seconds, repeats)
+        full = _best_rate(engine_random_play_full_mask(rules, 4096), seconds, repeats)
+        state = engine.init_state(rules, 8, rng=np.random.default_rng(0))
+        results[variant] = {"decisions_per_s": rows, "full_mask_4096": full,
+                            "state_bytes_per_table": state.nbytes_per_table}
+    return results
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """``euchre bench``: print and return the figures."""
+    ap = argparse.ArgumentParser(prog="euchre bench", description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=1.0, help="length of each timed window")
+    ap.add_argument("--repeats", type=int, default=3, help="timed windows per figure (best is kept)")
+    ap.add_argument("--batch-sizes", type=int, nargs="+", default=list(BATCH_SIZES))
+    ap.add_argument("--json", type=str, default=None, help="also write the figures to this file")
+    args = ap.parse_args(argv)
+    out: dict[str, Any] = {"machine": platform.processor() or platform.machine(), "python": platform.python_version()}
+    ref_tensor = openspiel_random_play(args.seconds, read_tensor=True)
+    ref_cpp = openspiel_cpp_random(args.seconds)
+    out["reference"] = {
+        "openspiel_python_loop_with_infostate": None if ref_tensor is None else ref_tensor[0] / ref_tensor[1],
+        "openspiel_cpp_random_bots": None if ref_cpp is None else ref_cpp[0] / ref_cpp[1],
+    }
+    out["engine"] = bench_engine(args.seconds, args.repeats, tuple(args.batch_sizes))
+    _print(out)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=2)
+    return out
+
+
+def _print(out: dict[str, Any]) -> None:
+    ref = out["reference"]
+    cpp = ref["openspiel_cpp_random_bots"]
+    print("reference (same run):")
+    for k, v in ref.items():
+        print(f"  {k:42s} {'not installed' if v is None else f'{v:>12,.0f} decisions/s'}")
+    print("engine, uniformly random legal play through whole hands:")
+    for variant, res in out["engine"].items():
+        print(f"  {variant} (state: {res['state_bytes_per_table']} bytes/table)")
+        for b, rate in res["decisions_per_s"].items():
+            ratio = f"  {rate / cpp:5.2f}x OpenSpiel C++" if cpp else ""
+            print(f"    batch {b:>6}: {rate:>12,.0f} decisions/s{ratio}")
+        print(f"    batch   4096 with bool (B, A) masks: {res['full_mask_4096']:>12,.0f} decisions/s")
+
+
+if __name__ == "__main__":
+    main()
