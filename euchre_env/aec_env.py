@@ -2,8 +2,11 @@
 # Euchre
 
 Five-handed called-card Euchre (hidden partner) and four-handed North American
-Euchre as PettingZoo AEC environments: a thin adapter over the vectorised rules
-engine (:mod:`euchre_env.engine`) with one table. Rules: the seed texts in
+Euchre as PettingZoo AEC environments: a thin adapter over the rules engine
+(:mod:`euchre_env.engine`) with one table, stepped on the engine's single-table
+path (`engine.single.Table`: the same transitions on Python ints, tested in
+lockstep against the batched engine; hands are dealt and scored by the batched
+code itself). Rules: the seed texts in
 ``shared/seeds`` and ``RULES-NOTES.md``; see also https://www.pagat.com/euchre/euchre.html.
 
 | | |
@@ -191,7 +194,7 @@ Ground truth for analysis, never part of an observation; every agent's
 * `"winners"` (only once a game is won, `episode="game"`): the agents sharing
   the victory.
 
-`env.unwrapped.engine_state` is the full engine `State` (batch size 1).
+`env.unwrapped.engine_state` is a copy of the full engine `State` (batch size 1).
 
 ### Illegal and bad actions
 
@@ -240,9 +243,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from euchre_env import actions, cards, engine
-from euchre_env.actions import NUM_ACTIONS
-from euchre_env.encoding import encode, obs_layout
-from euchre_env.engine import IllegalActionError
+from euchre_env.actions import NUM_ACTIONS, Phase
+from euchre_env.encoding import obs_layout
+from euchre_env.engine import IllegalActionError, single
+from euchre_env.engine.single import Table
 from euchre_env.render import agent_name, to_ansi
 from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
@@ -297,54 +301,66 @@ def _name_or_none(seat: int) -> str | None:
     return agent_name(seat) if seat >= 0 else None
 
 
-def hand_summary(s: State, rules: RulesConfig) -> dict[str, Any]:
-    """The hand that just ended at table 0 of ``s`` (the engine's ``last_*`` record)."""
-    maker, trump = int(s.last_maker[0]), int(s.last_trump[0])
+def hand_summary(t: Table) -> dict[str, Any]:
+    """The hand that just ended at table ``t`` (the engine's ``last_*`` record)."""
+    rules = t.rules
+    maker, trump, called = int(t.last_maker), int(t.last_trump), int(t.last_called)
     if rules.called_card:
-        partner = int(s.last_partner[0])
+        partner = int(t.last_partner)
     else:
         partner = rules.partner_of(maker) if maker >= 0 else -1
-    called = int(s.last_called[0])
     return {
         "maker": _name_or_none(maker),
         "trump": cards.SUIT_NAMES[trump] if trump < cards.NUM_SUITS else None,
         "called_card": cards.name(called) if called >= 0 else None,
         "partner": _name_or_none(partner),
-        "alone": bool(s.last_alone[0]),
-        "defender_alone": _name_or_none(int(s.last_defender_alone[0])),
-        "tricks": [int(x) for x in s.last_tricks[0]],
-        "points": [int(x) for x in s.last_points[0]],
-        "scores": [int(x) for x in s.scores[0]],
+        "alone": bool(t.last_alone),
+        "defender_alone": _name_or_none(int(t.last_defender_alone)),
+        "tricks": [int(x) for x in t.last_tricks],
+        "points": [int(x) for x in t.last_points],
+        "scores": [int(x) for x in t.scores],
     }
 
 
-def ground_truth(s: State, rules: RulesConfig) -> dict[str, Any]:
-    """Researcher-only facts about table 0 of ``s`` (never part of an observation).
+def ground_truth(t: Table) -> dict[str, Any]:
+    """Researcher-only facts about table ``t`` (never part of an observation).
+
+    ``Table(state, rules, row)`` gives the table of any row of a batched state.
 
     Returns:
         ``true_partner`` (agent name of the maker's partner, or None),
         ``partner_public`` (bool), ``reveal_trick`` (int or None); when a hand
         has just ended also ``hand_summary``; when the game is won also ``winners``.
     """
+    rules = t.rules
     if rules.called_card:
-        called, partner, revealed = int(s.called[0]), int(s.partner[0]), int(s.revealed[0])
+        called, partner, revealed = int(t.called), int(t.partner), int(t.revealed)
         info: dict[str, Any] = {
             "true_partner": _name_or_none(partner) if called >= 0 else None,
-            "partner_public": revealed >= 0 or bool(s.alone[0]),
+            "partner_public": revealed >= 0 or bool(t.alone),
             "reveal_trick": revealed if revealed >= 0 else None,
         }
     else:
-        maker = int(s.maker[0])
+        maker = int(t.maker)
         info = {
             "true_partner": _name_or_none(rules.partner_of(maker)) if maker >= 0 else None,
             "partner_public": True,
             "reveal_trick": None,
         }
-    if bool(s.hand_over[0]):
-        info["hand_summary"] = hand_summary(s, rules)
-    if int(s.winners[0]):
-        info["winners"] = [agent_name(i) for i in range(rules.num_players) if int(s.winners[0]) >> i & 1]
+    if t.hand_over:
+        info["hand_summary"] = hand_summary(t)
+    if t.winners:
+        info["winners"] = [agent_name(i) for i in range(rules.num_players) if int(t.winners) >> i & 1]
     return info
+
+
+def _illegal(t: Table, action: int, agent: str) -> IllegalActionError:
+    """The error for an illegal action: the action, the phase and the legal actions."""
+    legal = ", ".join(f"{a} ({actions.describe(a)})" for a in t.legal_actions())
+    return IllegalActionError(
+        f"{agent}: illegal action {action} ({actions.describe(action)}) in phase "
+        f"{Phase(t.phase).name}; legal actions: {legal}"
+    )
 
 
 def _check_action(action: Any, agent: str) -> int:
@@ -423,18 +439,18 @@ class raw_env(AECEnv, EzPickle):
             for a in self.possible_agents
         }
         self._action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._state: State | None = None
+        self._table: Table | None = None
         self._seed_rng: np.random.Generator | None = None
 
     @property
     def engine_state(self) -> State:
-        """The engine state (batch size 1). Full information: for analysis, not for agents."""
-        return self._require_state()
+        """A copy of the engine state (batch size 1). Full information: for analysis, not agents."""
+        return self._require_table().state()
 
-    def _require_state(self) -> State:
-        if self._state is None:
+    def _require_table(self) -> Table:
+        if self._table is None:
             raise RuntimeError("the environment has not been reset: call reset() first")
-        return self._state
+        return self._table
 
     def _seat(self, agent: str) -> int:
         if agent not in self._seats:
@@ -443,11 +459,9 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Seat-relative observation and legal-action mask (zeros unless ``agent`` is to act)."""
-        seat, s = self._seat(agent), self._require_state()
-        obs = encode(s, seat, self.rules, np.float32)[0]
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if int(s.turn[0]) == seat:
-            mask[:] = engine.legal_action_mask(s, self.rules)[0]
+        seat, t = self._seat(agent), self._require_table()
+        obs = single.observe(t, seat, np.float32)
+        mask = t.legal_mask(np.int8) if t.turn == seat else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -471,7 +485,7 @@ class raw_env(AECEnv, EzPickle):
             IllegalActionError: the action is not legal now (names the action,
                 the phase and the legal actions).
         """
-        s = self._require_state()
+        t = self._require_table()
         if not self.agents:
             raise RuntimeError("the episode is over and every agent has left: call reset() to play again")
         agent = self.agent_selection
@@ -484,32 +498,26 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         a = _check_action(action, agent)
-        try:
-            new = engine.step(s, np.array([a], dtype=np.int64), self.rules)
-        except IllegalActionError as err:
-            raise IllegalActionError(f"{agent}: {err}") from None
-        self._advance(agent, new)
-
-    def _advance(self, agent: str, new: State) -> None:
-        """Install the engine's new state: rewards, terminations, infos, next agent."""
-        self._state = new
+        if not t.is_legal(a):
+            raise _illegal(t, a, agent)
+        t.step(a)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        if bool(new.hand_over[0]):
-            points = engine.rewards(new, self.rules, self.zero_sum)[0]
-            for a in self.agents:
-                self.rewards[a] = float(points[self._seats[a]])
-        if bool(engine.is_done(new)[0]):
+        if t.hand_over:  # rewards of the hand, from the engine's one definition
+            points = engine.rewards(t.state(), self.rules, self.zero_sum)[0]
+            for name in self.agents:
+                self.rewards[name] = float(points[self._seats[name]])
+        if t.done:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self.agent_selection = agent_name(int(new.turn[0]))
+            self.agent_selection = agent_name(t.turn)
         self._set_infos()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _set_infos(self) -> None:
-        truth = ground_truth(self._require_state(), self.rules)
+        truth = ground_truth(self._require_table())
         self.infos = {a: dict(truth) for a in self.agents}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -528,16 +536,17 @@ class raw_env(AECEnv, EzPickle):
                 (saying what is wrong).
         """
         deal = self._deal_option(options)
-        self._state = engine.init_state(
+        state = engine.init_state(
             self.rules, seeds=[self._engine_seed(seed)], deals=None if deal is None else [deal]
         )
+        self._table = Table(state, self.rules)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._skip_agent_selection = None
-        self.agent_selection = agent_name(int(self._state.turn[0]))
+        self.agent_selection = agent_name(self._table.turn)
         self._set_infos()
         if self.render_mode == "human":
             self.render()
@@ -575,7 +584,7 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode: pass render_mode='ansi' or 'human'")
             return None
-        text = to_ansi(self._require_state(), self.rules)
+        text = to_ansi(self._require_table().state(), self.rules)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")

@@ -112,8 +112,8 @@ def _random_playouts(variant: str, n: int, zero_sum: bool = False, **settings: A
     "preset", ["four_handed", "four_handed_no_stick", "four_handed_defend_alone", "five_handed"]
 )
 def test_random_playouts_reward_engine_points(preset: str) -> None:
-    """300 random legal hands per preset end with legal actions only and the engine's points as rewards."""
-    _random_playouts(preset, 300)
+    """500 random legal hands per preset end with legal actions only and the engine's points as rewards."""
+    _random_playouts(preset, 500)
 
 
 def test_random_game_playouts_reward_each_hand(variant: str) -> None:
