@@ -54,8 +54,8 @@ and `OrderEnforcingWrapper`, as PettingZoo classic environments do.
 
 ### Observation Space
 
-`observe(agent)` returns a dict: `"observation"`, a float32 0/1 vector built by
-`encoding.encode` from the agent's own seat (seat-relative: relative seat 0 is
+`observe(agent)` returns a dict: `"observation"`, the float32 0/1 vector of
+`encoding.encode` for the agent's own seat (seat-relative: relative seat 0 is
 the agent, 1 its left, ...), and `"action_mask"`. An observation holds only what
 that player may know at a real table (RULES-NOTES 8): its own hand and discard,
 the upcard, every public bid and declaration, the called card and whether it

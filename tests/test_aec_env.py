@@ -16,7 +16,7 @@ import euchre_env
 from euchre_env import actions, aec_env, engine
 from euchre_env.actions import Phase
 from euchre_env.aec_env import env, raw_env
-from euchre_env.encoding import obs_layout
+from euchre_env.encoding import encode, obs_layout
 from euchre_env.engine import IllegalActionError
 from euchre_env.rules import make_rules
 
@@ -140,17 +140,21 @@ def _hand_rewards(variant: str, seed: int) -> list[float]:
     return list(got.values())
 
 
-def test_mask_only_for_agent_to_act(variant: str) -> None:
-    """Only agent_selection has a non-zero action mask, and it equals the engine's legal actions."""
+def test_observations_and_masks_match_engine(variant: str) -> None:
+    """Each agent observes encoding.encode of its seat; only agent_selection has a (legal) mask."""
     e = raw_env(variant)
     e.reset(seed=11)
     rules = e.rules
     for t in range(40):
         if not e.agents or e.terminations[e.agent_selection]:
             break
-        legal = engine.legal_action_mask(e.engine_state, rules)[0]
+        state = e.engine_state
+        legal = engine.legal_action_mask(state, rules)[0]
         for agent in e.agents:
-            mask = e.observe(agent)["action_mask"]
+            obs = e.observe(agent)
+            expected = encode(state, int(agent.split("_")[1]), rules)[0]
+            assert np.array_equal(obs["observation"], expected), f"[{t}] {agent}: observation is not encode's"
+            mask = obs["action_mask"]
             assert mask.dtype == np.int8, f"[{t}] mask dtype {mask.dtype}"
             if agent == e.agent_selection:
                 np.testing.assert_array_equal(mask, legal.astype(np.int8), err_msg=f"[{t}] wrong mask")
