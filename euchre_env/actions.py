@@ -53,8 +53,11 @@ NUM_PHASES = len(Phase)
 
 
 def _card_action(base: int, card: int | str) -> int:
-    c = cards.parse(card) if isinstance(card, str) else cards.name(card) and int(card)
-    return base + c
+    """``base`` + the card's id; ``card`` is an id or a name (validated either way)."""
+    if isinstance(card, str):
+        return base + cards.parse(card)
+    cards.name(card)  # raises ValueError for anything but an id 0..27
+    return base + int(card)
 
 
 def play(card: int | str) -> int:

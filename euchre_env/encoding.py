@@ -20,7 +20,7 @@ time; decode a piece with ``piece.reshape(-1, CARD_SLOTS)[:, :NUM_CARDS]``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -53,7 +53,7 @@ class ObsLayout:
     def slice(self, name: str) -> slice:
         """Index range of a piece."""
         start = self.offsets[name]
-        return slice(start, start + dict((n, k) for n, k, _ in self.pieces)[name])
+        return slice(start, start + {n: k for n, k, _ in self.pieces}[name])
 
     def table(self) -> str:
         """Markdown table of the pieces: index range, size, meaning."""
@@ -69,14 +69,14 @@ def score_bins(rules: RulesConfig) -> int:
     return min(rules.points_to_win, MAX_SCORE_BINS)
 
 
-@lru_cache(maxsize=None)
+@cache
 def score_thresholds(rules: RulesConfig) -> np.ndarray:
     """Score at which each thermometer bin switches on. Shape (bins,), int16."""
     bins = score_bins(rules)
     return np.ceil(np.arange(1, bins + 1) * rules.points_to_win / bins).astype(np.int16)
 
 
-@lru_cache(maxsize=None)
+@cache
 def obs_layout(rules: RulesConfig) -> ObsLayout:
     """The observation layout of a rules configuration (sizes from ``rules`` and ``cards``).
 
@@ -170,7 +170,7 @@ def encode(
     # Flags: bidding passes, sitting out, yes/no facts and thermometers.
     made = s.maker >= 0
     bidding = (s.phase == Phase.BID_UPCARD) | (s.phase == Phase.BID_SUIT)
-    pos = lambda seat: (seat.astype(np.int64) - s.dealer - 1) % p  # noqa: E731  bidding order
+    pos = lambda seat: (seat.astype(np.int64) - s.dealer - 1) % p
     stop = np.where(made, pos(s.maker), np.where(bidding, pos(s.turn), p))  # first seat that did not pass
     round2 = s.bid_round == 2
     seat_pos = (rot % p - s.dealer[:, None] - 1) % p  # (B, P) bidding position of each relative seat

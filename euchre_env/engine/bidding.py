@@ -17,8 +17,6 @@ from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
 
-
-
 def _declare_phase(rules: RulesConfig) -> Phase:
     """After trump and any discard the maker declares (RULES-NOTES 7, 11, 15)."""
     return Phase.CALL if rules.called_card else Phase.DECLARE

@@ -51,7 +51,7 @@ def first_dealer(seed: np.ndarray, rules: RulesConfig) -> np.ndarray:
 def empty_state(batch_size: int, rules: RulesConfig) -> State:
     """A state of ``batch_size`` tables with every field at its "before the deal" value."""
     b, p = batch_size, rules.num_players
-    i8 = lambda v, *shape: np.full((b, *shape), v, dtype=np.int8)  # noqa: E731
+    i8 = lambda v, *shape: np.full((b, *shape), v, dtype=np.int8)
     return State(
         seed=np.zeros(b, np.uint64), hand_no=np.zeros(b, np.int16), dealer=i8(0),
         hands=np.zeros((b, p), np.uint32), kitty=np.zeros(b, np.uint32), upcard=i8(-1),

@@ -106,7 +106,7 @@ def legal_action_mask(s: State, rules: RulesConfig | None = None) -> np.ndarray:
 
 
 _SELECT16: np.ndarray | None = None
-_POP16 = np.array([bin(x).count("1") for x in range(1 << 16)], np.int16)
+_POP16 = np.array([x.bit_count() for x in range(1 << 16)], np.int16)
 
 
 def _select16() -> np.ndarray:

@@ -15,8 +15,6 @@ from euchre_env.rules import NUM_TRICKS, RulesConfig
 from euchre_env.state import State
 
 
-
-
 def start_play(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
     """The player left of the dealer leads, skipping a seat that sits out (RULES-NOTES 7)."""
     if not rows.size:

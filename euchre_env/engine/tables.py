@@ -38,7 +38,7 @@ def _make_next_active(num_players: int) -> np.ndarray:
 def _make_num_active(num_players: int) -> np.ndarray:
     """NUM_ACTIVE[P][out]: seats that play, i.e. cards in a full trick. Shape (2**P,)."""
     return np.array(
-        [num_players - bin(out).count("1") for out in range(1 << num_players)], dtype=np.int8
+        [num_players - out.bit_count() for out in range(1 << num_players)], dtype=np.int8
     )
 
 
