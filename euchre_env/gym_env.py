@@ -1,0 +1,304 @@
+"""``EuchreEnv``: one learning seat against opponent policies, as a Gymnasium environment."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from euchre_env import cards
+from euchre_env.actions import NUM_ACTIONS
+from euchre_env.encoding import obs_layout
+from euchre_env.learner_tables import LearnerTables, seeds_to_array
+from euchre_env.policies import Opponents
+from euchre_env.render import to_ansi
+from euchre_env.rules import make_rules
+from euchre_env.state import State
+
+__all__ = ["ILLEGAL_ACTION_MODES", "EuchreEnv", "LegalDiscrete"]
+
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+ILLEGAL_ACTION_REWARD = -1.0  # illegal_action="terminate": PettingZoo's classic penalty
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(n)`` whose ``sample()`` without a mask draws a *legal* action.
+
+    It asks its environment for the current legal-action mask, so random
+    rollouts (and the Gymnasium and SB3 environment checkers) only take legal
+    actions. With a ``mask`` or ``probability`` argument, or once the
+    environment is gone (pickled or deep-copied spaces), it is a plain
+    ``Discrete``. It compares equal to ``Discrete(n)``.
+    """
+
+    def __init__(self, n: int, masks: Callable[[], np.ndarray] | None = None) -> None:
+        super().__init__(n)
+        self._masks = weakref.WeakMethod(masks) if masks is not None else None
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
+        """A legal action of the environment's current state (uniform), unless given a mask."""
+        get = self._masks() if self._masks is not None else None
+        if mask is None and probability is None and get is not None:
+            legal = get()
+            if legal.any():
+                mask = legal.astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_masks"] = None
+        return state
+
+
+class EuchreEnv(gym.Env):
+    """Euchre from one seat, with opponent policies playing every other seat.
+
+    ## Description
+    One hand (or, with ``episode="game"``, one game) of five-handed called-card
+    Euchre or four-handed partnership Euchre (RULES-NOTES).
+    The learner plays one seat; ``opponents`` (default :class:`RandomPolicy`)
+    play the others. After each learner action the opponents act until it is
+    the learner's turn again or the episode ends. If the learner sits out (its
+    partner went alone) the hand is played through. A deal in which the
+    learner would never act (its partner orders up and goes alone before the
+    learner's first turn) is skipped at reset: the table deals its next hand.
+
+    ## Action Space
+    ``Discrete(93)``, the action table of :mod:`euchre_env.actions` (play,
+    discard, call a card; pass, order up, name a suit, alone, with partner,
+    defend alone). ``action_masks()`` (the sb3-contrib ``MaskablePPO``
+    contract) and ``info["action_mask"]`` give the legal actions as a bool
+    ``(93,)`` array. ``action_space.sample()`` draws a legal action.
+
+    **Illegal actions raise** :class:`euchre_env.engine.IllegalActionError` (a
+    ``ValueError``) naming the action, the phase and the legal actions, and
+    leave the state unchanged: a masked learner never takes one, and a silent
+    penalty would hide bugs. ``illegal_action="terminate"`` instead follows
+    PettingZoo's classic convention: reward ``-1``, the episode ends and
+    ``info["illegal_action"]`` is True. Gymnasium's ``check_env`` needs it:
+    its step-determinism check samples an action *before* a seeded reset, so
+    that action may be illegal in the state it is applied to.
+
+    ## Observation Space
+    ``Box(0, 1, (D,), float32)``: the learner's seat-relative view
+    (:func:`euchre_env.encoding.encode`), everything that seat may know and
+    nothing else. ``D`` and the index table come from
+    ``encoding.obs_layout(rules)`` (tables below).
+
+    ## Starting State
+    A new deal; the learner's seat is ``seat`` or, when ``seat=None``, drawn
+    per episode. Opponents seated before the learner have already acted.
+
+    ## Rewards
+    The learner's points for the hand, given on the step where the hand ends
+    (RULES-NOTES 13, 17); zero otherwise. ``zero_sum=True``: four-handed, own
+    side's points minus the other side's; five-handed, own points minus the
+    mean of all five (RULES-NOTES 21). In game mode every hand is rewarded
+    when it ends (a hand finished before the learner's first decision is
+    added to its first step's reward).
+
+    ## Episode End
+    Terminated when the hand (game) is over; never truncated.
+
+    ## Information
+    ``info["action_mask"]`` (bool ``(93,)``), ``info["learner_seat"]`` and,
+    on a step in which a hand ended, ``info["hand"]``: a dict with the
+    hand's ``points`` and ``tricks`` per seat, ``maker``, ``trump`` (suit
+    letter), ``alone``, ``called`` card and ``partner`` (five-handed),
+    ``defender_alone``, the running ``scores`` and the game's ``winners``.
+
+    ## Seeding
+    ``reset(seed=s)`` keys the table from ``s``; later ``reset()`` calls deal
+    the table's next episodes. Deals, drawn seats and :class:`RandomPolicy`
+    opponents are counter-based hashes of the key, so this env with seed
+    ``s + i`` plays exactly like table ``i`` of ``EuchreVectorEnv`` reset with
+    seed ``s`` (see :mod:`euchre_env.learner_tables`). Without any seed the
+    key comes from ``self.np_random``. ``options={"deal": {...}}`` starts from
+    a given deal (``engine.init_state`` deal format).
+
+    ## Arguments
+    * ``variant``: ``"four_handed"`` (default), ``"five_handed"`` or a preset of
+      :data:`euchre_env.PRESETS`.
+    * ``opponents``: ``None``, a Policy for every other seat, ``P - 1``
+      policies for the seats to the learner's left in order, or a mapping
+      ``{relative seat: policy}``.
+    * ``seat``: the learner's fixed seat, or None to draw it per episode.
+    * ``zero_sum``: reward convention (above).
+    * ``illegal_action``: ``"raise"`` (default) or ``"terminate"`` (above).
+    * ``render_mode``: None or ``"ansi"``.
+    * ``**settings``: rules settings of :func:`euchre_env.make_rules`
+      (``stick_the_dealer``, ``defend_alone``, ``points_to_win``, ``episode``).
+
+    ## Example
+        >>> env = EuchreEnv("four_handed", seat=0)
+        >>> obs, info = env.reset(seed=7)
+        >>> action = int(np.flatnonzero(info["action_mask"])[0])
+        >>> obs, reward, terminated, truncated, info = env.step(action)
+
+    ## Version History
+    * v0: Initial release.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        variant: str = "four_handed",
+        *,
+        opponents: Opponents = None,
+        seat: int | None = None,
+        zero_sum: bool = False,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+        **settings: Any,
+    ) -> None:
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self._over = True
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        self.rules = make_rules(variant, **settings)
+        self.render_mode = render_mode
+        self._tables = LearnerTables(1, self.rules, opponents, seat, zero_sum)
+        size = obs_layout(self.rules).size
+        self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+        self.action_space = LegalDiscrete(NUM_ACTIONS, self.action_masks)
+        self._mask = np.zeros(NUM_ACTIONS, bool)
+
+    @property
+    def state(self) -> State | None:
+        """The engine state (one table), None before the first reset."""
+        return self._tables.state
+
+    @property
+    def tables(self) -> LearnerTables:
+        """The batched core (one table) the env runs on."""
+        return self._tables
+
+    @property
+    def learner_seat(self) -> int:
+        """The learner's absolute seat in the current episode."""
+        return int(self._tables.seat[0])
+
+    def set_opponents(self, opponents: Opponents) -> None:
+        """Replace the opponent policies (e.g. with a self-play snapshot)."""
+        self._tables.set_opponents(opponents)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions, bool ``(93,)``; all False once the episode is over."""
+        return self._mask.copy()
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict]:
+        """Start an episode (a new table key if ``seed`` is given) and play up to the learner's turn."""
+        super().reset(seed=seed)
+        deal = _deal_option(options)
+        tables = self._tables
+        if seed is not None:
+            tables.seed(seeds_to_array(seed, 1), seed)
+        elif not tables.keyed:
+            tables.draw_keys(self.np_random)
+        tables.start(np.zeros(1, np.int64), deals=None if deal is None else [deal])
+        tables.advance()
+        self._over = False
+        return self._observe(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Play the learner's ``action``, then the opponents until the learner's turn or the end.
+
+        Raises:
+            ValueError: ``action`` is not an integer scalar.
+            IllegalActionError: ``action`` is not legal now (state unchanged).
+            RuntimeError: the episode is over (call ``reset``) or never began.
+        """
+        tables = self._tables
+        if self._over:
+            raise RuntimeError("the episode is over (or never started): call reset() before step()")
+        a = _check_action(action)
+        if self.illegal_action == "terminate" and not (0 <= a < NUM_ACTIONS and self._mask[a]):
+            self._over = True
+            obs = tables.observe()[0]
+            self._mask = np.zeros(NUM_ACTIONS, bool)
+            return obs, ILLEGAL_ACTION_REWARD, True, False, {**self._info(), "illegal_action": True}
+        tables.act(np.array([a], np.int64), np.ones(1, bool))
+        tables.advance()
+        reward = float(tables.take_rewards(np.ones(1, bool))[0])
+        self._over = bool(tables.done()[0])
+        return self._observe(), reward, self._over, False, self._info()
+
+    def render(self) -> str | None:
+        """The table from the learner's seat as text (``render_mode="ansi"``)."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called with render_mode=None; pass render_mode='ansi'")
+            return None
+        if self.state is None:
+            return "(no hand yet: call reset())"
+        return to_ansi(self.state, self.rules, viewer=self.learner_seat)
+
+    def _observe(self) -> np.ndarray:
+        self._mask = self._tables.action_masks()[0]
+        return self._tables.observe()[0]
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self._mask.copy(), "learner_seat": self.learner_seat}
+        if self._tables.hand_ended[0]:
+            info["hand"] = _hand_dict(self._tables.summary())
+        return info
+
+
+def _check_action(action: Any) -> int:
+    """The action as an int; ValueError for anything but an integer scalar."""
+    arr = np.asarray(action)
+    if arr.shape != ():
+        raise ValueError(f"action must be a single integer action id, got an array of shape {arr.shape}")
+    if isinstance(action, (bool, np.bool_)) or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"action must be an integer action id in 0..{NUM_ACTIONS - 1}, got {action!r}")
+    return int(arr)
+
+
+def _deal_option(options: dict[str, Any] | None) -> dict | None:
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
+    unknown = sorted(set(options) - {"deal"})
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; the only option is 'deal'")
+    return options.get("deal")
+
+
+def _hand_dict(summary: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Plain Python values of table 0's hand summary."""
+    trump = int(summary["trump"][0])
+    called = int(summary["called"][0])
+    return {
+        "points": summary["points"][0].tolist(),
+        "tricks": summary["tricks"][0].tolist(),
+        "maker": int(summary["maker"][0]),
+        "trump": cards.SUIT_CHARS[trump] if trump < cards.NUM_SUITS else None,
+        "alone": bool(summary["alone"][0]),
+        "called": cards.name(called) if called >= 0 else None,
+        "partner": int(summary["partner"][0]),
+        "defender_alone": int(summary["defender_alone"][0]),
+        "scores": summary["scores"][0].tolist(),
+        "winners": [s for s in range(summary["scores"].shape[1]) if int(summary["winners"][0]) >> s & 1],
+    }
+
+
+def _layout_tables() -> str:
+    parts = []
+    for variant in ("four_handed", "five_handed"):
+        lay = obs_layout(make_rules(variant))
+        parts.append(f"\n    Observation layout, ``{variant}`` (D = {lay.size}):\n\n" + lay.table())
+    return "\n".join(parts)
+
+
+EuchreEnv.__doc__ = (EuchreEnv.__doc__ or "") + _layout_tables()

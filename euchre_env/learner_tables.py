@@ -1,0 +1,390 @@
+"""``LearnerTables``: ``B`` tables in one engine state, one learning seat per table.
+
+The batched core shared by :class:`~euchre_env.gym_env.EuchreEnv` (``B = 1``),
+:class:`~euchre_env.vector_env.EuchreVectorEnv` and
+:class:`~euchre_env.sb3_vec_env.EuchreSB3VecEnv`. Between two learner
+decisions the opponents move in *rounds*: each round makes one batched call
+per distinct opponent policy (on the rows where that policy's seat is to act)
+and one engine step; rows already at a learner decision (or done) wait. When
+few rows are still moving, the work continues on just those rows.
+
+Seeding is counter-based, so a table plays the same alone or in a batch:
+
+* every table has a 64-bit ``key``: ``splitmix64(seed)`` for an integer seed,
+  else drawn from a generator;
+* episode ``e`` of a table uses the engine seed ``mix(key ^ mix(e))``
+  (``mix`` is splitmix64); a drawn learner seat is ``mix(engine_seed ^ salt) % P``;
+* the ``n``-th decision of an episode, when made by a policy with the
+  ``act_bits`` fast path (such as :class:`~euchre_env.policies.RandomPolicy`),
+  uses ``u = mix((engine_seed ^ salt) + n * GOLDEN) / 2**64`` (the splitmix64 stream).
+
+Other stochastic policies get ``opponent_rng`` (one generator for the batch),
+so their draws depend on which rows share a call.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from euchre_env import engine
+from euchre_env.actions import NUM_ACTIONS, Phase, describe
+from euchre_env.encoding import encode
+from euchre_env.engine import IllegalActionError, expand, legal_bits
+from euchre_env.policies import Opponents, normalize_opponents
+from euchre_env.rules import RulesConfig
+from euchre_env.state import State
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_SEAT_SALT = np.uint64(0x5EA7_0F_1EA2_7E25)
+_OPP_SALT = np.uint64(0x0BB0_9E27_5A11_D3C7)
+_DONE = np.int8(Phase.DONE)
+_PHASE_DERIVED = ("phase", "mask_base", "mask_bits")  # restored for rows held out of a step
+_SHRINK_BELOW = 256  # keep stepping the whole batch while it has at most this many rows
+
+
+def mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser, elementwise over a uint64 array (wrapping arithmetic)."""
+    z = np.asarray(x, dtype=np.uint64) + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+def check_seat(seat: object, num_players: int) -> int | None:
+    """``seat`` as an int in ``0 .. P-1``, or None (drawn per episode).
+
+    Raises:
+        ValueError: naming ``seat`` if it is neither.
+    """
+    if seat is None:
+        return None
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
+        raise ValueError(
+            f"seat must be None (drawn per episode) or an int in 0..{num_players - 1}, got {seat!r}"
+        )
+    return int(seat)
+
+
+def seeds_to_array(seeds: object, n: int, name: str = "seed") -> np.ndarray:
+    """(n,) uint64 from one int (``seed + i`` for table ``i``) or ``n`` ints.
+
+    Raises:
+        ValueError: naming ``name`` for anything else.
+    """
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        if not 0 <= seeds < 2**64:
+            raise ValueError(f"{name} must be a non-negative integer below 2**64, got {seeds!r}")
+        return np.arange(n, dtype=np.uint64) + np.uint64(seeds)
+    arr = np.asarray(seeds, dtype=object).reshape(-1)
+    ok = arr.size == n and all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in arr)
+    if not ok or any(not 0 <= s < 2**64 for s in arr):
+        raise ValueError(
+            f"{name} must be None, an int, or {n} non-negative ints (one per table), got {seeds!r}"
+        )
+    return np.array([int(s) for s in arr], dtype=np.uint64)
+
+
+class LearnerTables:
+    """``B`` tables, a learning seat at each, opponent policies at the others.
+
+    Attributes:
+        rules: the game's rules.
+        state: the engine state of the ``B`` tables (None before ``start``).
+        seat: (B,) int8 learner seat of each table's current episode.
+        reward: (B,) float32 learner reward accrued since last taken.
+        hand_ended: (B,) bool: a hand ended since the last learner action.
+        learner_decisions, opponent_decisions: running totals of decisions played.
+    """
+
+    def __init__(
+        self, num_tables: int, rules: RulesConfig, opponents: Opponents, seat: int | None, zero_sum: bool
+    ) -> None:
+        if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_tables!r}")
+        if not isinstance(zero_sum, (bool, np.bool_)):
+            raise ValueError(f"zero_sum must be True or False, got {zero_sum!r}")
+        b = int(num_tables)
+        self.rules = rules
+        self.num_tables = b
+        self.zero_sum = bool(zero_sum)
+        self.fixed_seat = check_seat(seat, rules.num_players)
+        self.set_opponents(opponents)
+        self.state: State | None = None
+        self.keys = np.zeros(b, np.uint64)
+        self.keyed = False
+        self.episode = np.zeros(b, np.uint64)  # episodes started per table
+        self.seat = np.zeros(b, np.int8)
+        self.decisions = np.zeros(b, np.uint64)  # decisions made in the current episode
+        self.fresh = np.zeros(b, bool)  # the learner has not acted yet this episode
+        self.reward = np.zeros(b, np.float32)
+        self.hand_ended = np.zeros(b, bool)
+        self.opponent_rng = np.random.default_rng()
+        self.learner_decisions = 0  # running totals, for throughput measurements
+        self.opponent_decisions = 0
+
+    # --- configuration ----------------------------------------------------
+    def set_opponents(self, opponents: Opponents) -> None:
+        """Replace the opponent policies (takes effect at their next decision).
+
+        Args:
+            opponents: as in :func:`~euchre_env.policies.normalize_opponents`.
+        """
+        per_rel = normalize_opponents(opponents, self.rules.num_players)
+        groups: list = []
+        for p in per_rel:
+            if not any(p is g for g in groups):
+                groups.append(p)
+        self.opponents = per_rel
+        self._groups = groups
+        index = [next(i for i, g in enumerate(groups) if g is p) for p in per_rel]
+        self._group_of_rel = np.array([-1, *index], dtype=np.int64)  # (P,) by relative seat
+
+    def seed(self, seeds: np.ndarray, opponent_seed: int | None) -> None:
+        """Key every table from its integer seed; episodes restart at 0. ``seeds``: (B,) uint64."""
+        self.keys[:] = mix(seeds)
+        self.episode[:] = 0
+        self.keyed = True
+        self.opponent_rng = np.random.default_rng(opponent_seed)
+
+    def draw_keys(self, rng: np.random.Generator) -> None:
+        """Key every table from ``rng`` (unseeded use); episodes restart at 0."""
+        self.keys[:] = rng.integers(0, 2**64 - 1, size=self.num_tables, dtype=np.uint64, endpoint=True)
+        self.episode[:] = 0
+        self.keyed = True
+        self.opponent_rng = np.random.default_rng(rng.integers(2**63))
+
+    # --- episodes ---------------------------------------------------------
+    def start(self, rows: np.ndarray, deals: dict | list | None = None) -> None:
+        """Start the next episode at tables ``rows`` (int array); opponents do not move yet."""
+        rows = np.asarray(rows, dtype=np.int64)
+        new = self._new_episodes(rows, deals)
+        if rows.size == self.num_tables:
+            self.state = new.take(np.argsort(rows))
+        else:
+            self.state.put(rows, new)
+
+    def _new_episodes(self, rows: np.ndarray, deals: dict | list | None = None) -> State:
+        """Engine state (n tables) of the next episode at tables ``rows``; resets their bookkeeping."""
+        ep_seed = mix(self.keys[rows] ^ mix(self.episode[rows]))  # (n,)
+        self.episode[rows] += np.uint64(1)
+        if self.fixed_seat is None:
+            self.seat[rows] = mix(ep_seed ^ _SEAT_SALT) % np.uint64(self.rules.num_players)
+        else:
+            self.seat[rows] = self.fixed_seat
+        self.decisions[rows] = 0
+        self.fresh[rows] = True
+        self.reward[rows] = 0.0
+        self.hand_ended[rows] = False
+        return engine.init_state(self.rules, seeds=ep_seed, deals=deals)
+
+    def act(self, actions: np.ndarray, moving: np.ndarray) -> None:
+        """Apply the learner's actions at the tables where ``moving`` (B,) bool is set.
+
+        Args:
+            actions: (B,) int64 action ids (ignored where ``moving`` is False).
+            moving: (B,) bool: tables at a learner decision taking their action.
+
+        Raises:
+            IllegalActionError: an action is not legal; nothing has changed.
+        """
+        s = self.state
+        base, bits = legal_bits(s, self.rules)
+        bad = moving & ~_is_legal(actions, base, bits)
+        if bad.any():
+            raise self._illegal(actions, base, bits, int(np.flatnonzero(bad)[0]))
+        self.hand_ended[moving] = False
+        self.state = self._step_rows(s, np.where(moving, actions, -1), moving, np.arange(self.num_tables))
+        self.decisions[moving] += np.uint64(1)
+        self.fresh[moving] = False
+        self.learner_decisions += int(np.count_nonzero(moving))
+
+    def advance(self) -> None:
+        """Let opponents act until every table is at a learner decision or done.
+
+        A table where the learner cannot get a decision this episode (its
+        partner ordered up and went alone before the learner's first turn, or,
+        in game mode, the game ended first) starts its next episode at once;
+        in game mode a lone hand the learner sits out is still played out, as
+        its points count.
+        """
+        self._play_opponents()
+
+    def take_rewards(self, rows: np.ndarray) -> np.ndarray:
+        """(B,) float32 rewards accrued at tables ``rows`` (bool mask, zero elsewhere); clears them."""
+        out = np.where(rows, self.reward, np.float32(0))
+        self.reward[rows] = 0.0
+        return out
+
+    # --- views ------------------------------------------------------------
+    def done(self) -> np.ndarray:
+        """(B,) bool: the table's episode is over."""
+        return self.state.phase == _DONE
+
+    def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """Learner observations, float32 ``(B, D)`` (or ``(n, D)`` for int array ``rows``)."""
+        if rows is None:
+            return encode(self.state, self.seat, self.rules, np.float32)
+        return encode(self.state.take(rows), self.seat[rows], self.rules, np.float32)
+
+    def action_masks(self) -> np.ndarray:
+        """Learner legal-action masks, bool ``(B, A)``; all False at finished tables."""
+        return expand(*legal_bits(self.state, self.rules))
+
+    def summary(self) -> dict[str, np.ndarray]:
+        """Arrays describing each table's last finished hand and its scores (valid once a hand ended)."""
+        s = self.state
+        return {
+            "hand_over": self.hand_ended.copy(),
+            "learner_seat": self.seat.copy(),
+            "points": s.last_points.copy(),
+            "tricks": s.last_tricks.copy(),
+            "maker": s.last_maker.copy(),
+            "trump": s.last_trump.copy(),
+            "called": s.last_called.copy(),
+            "partner": s.last_partner.copy(),
+            "alone": s.last_alone.copy(),
+            "defender_alone": s.last_defender_alone.copy(),
+            "scores": s.scores.copy(),
+            "winners": s.winners.copy(),
+        }
+
+    # --- internals --------------------------------------------------------
+    def _step_rows(self, s: State, acts: np.ndarray, moving: np.ndarray, idx: np.ndarray) -> State:
+        """One engine step for the rows ``moving`` of ``s`` (table ids ``idx``); other rows keep their state.
+
+        Rows that must wait are shown to the engine as finished, which it
+        leaves untouched (its documented contract); their phase and the legal
+        sets the engine derived from it are then restored.
+        """
+        hold = ~moving & (s.phase != _DONE)
+        if hold.any():
+            shown = copy.copy(s)  # shallow: only ``phase`` differs
+            shown.phase = np.where(hold, _DONE, s.phase)
+            new = engine.step(shown, acts, self.rules)
+            for name in _PHASE_DERIVED:
+                getattr(new, name)[hold] = getattr(s, name)[hold]
+        else:
+            new = engine.step(s, acts, self.rules)
+        ended = np.flatnonzero(new.hand_over)
+        if ended.size:
+            pts = engine.rewards(new, self.rules, self.zero_sum)  # (n, P)
+            tables = idx[ended]
+            self.reward[tables] += pts[ended, self.seat[tables]]
+            self.hand_ended[tables] = True
+        return new
+
+    def _play_opponents(self) -> None:
+        """Opponent rounds until no table waits on an opponent; shrinks to the moving rows."""
+        idx = np.arange(self.num_tables)
+        sub = self.state
+        seat = self.seat.copy()
+        while True:
+            self._restart_hopeless(idx, sub, seat)
+            need = (sub.turn >= 0) & (sub.turn != seat)  # (n,)
+            count = int(np.count_nonzero(need))
+            if count == 0:
+                break
+            if count * 2 < idx.size and idx.size > _SHRINK_BELOW:
+                self._write_back(idx, sub)
+                keep = np.flatnonzero(need)
+                idx, sub, seat, need = idx[keep], self.state.take(idx[keep]), seat[keep], need[keep]
+            acts = self._opponent_actions(sub, idx, seat, need)
+            try:
+                sub = self._step_rows(sub, acts, need, idx)
+            except IllegalActionError:
+                raise self._illegal_opponent(sub, acts, idx, seat) from None
+            self.decisions[idx[need]] += np.uint64(1)
+            self.opponent_decisions += count
+        self._write_back(idx, sub)
+
+    def _restart_hopeless(self, idx: np.ndarray, sub: State, seat: np.ndarray) -> None:
+        """Start the next episode, in place in ``sub``, where the learner can no longer get a decision."""
+        fresh = self.fresh[idx]
+        if not fresh.any():
+            return
+        hopeless = sub.phase == _DONE
+        if self.rules.episode == "hand":
+            hopeless |= ((sub.out >> seat.astype(np.uint8)) & 1).astype(bool)  # the learner sits out
+        local = np.flatnonzero(fresh & hopeless)
+        if local.size:
+            sub.put(local, self._new_episodes(idx[local]))
+            seat[local] = self.seat[idx[local]]
+
+    def _write_back(self, idx: np.ndarray, sub: State) -> None:
+        if idx.size == self.num_tables:
+            self.state = sub
+        else:
+            self.state.put(idx, sub)
+
+    def _opponent_actions(self, s: State, idx: np.ndarray, seat: np.ndarray, need: np.ndarray) -> np.ndarray:
+        """(n,) actions: one batched call per opponent policy on its rows of ``s``; -1 elsewhere."""
+        base, bits = legal_bits(s, self.rules)
+        acts = np.full(s.batch_size, -1, np.int64)
+        if len(self._groups) == 1:
+            calls = [(self._groups[0], np.flatnonzero(need))]
+        else:
+            rel = (s.turn.astype(np.int64) - seat) % self.rules.num_players
+            group = np.where(need, self._group_of_rel[rel], -1)
+            calls = [(policy, np.flatnonzero(group == g)) for g, policy in enumerate(self._groups)]
+        for policy, r in calls:
+            if r.size == 0:
+                continue
+            fast = getattr(policy, "act_bits", None)
+            if fast is not None:
+                stream = (s.seed[r] ^ _OPP_SALT) + self.decisions[idx[r]] * _GOLDEN  # splitmix64 stream
+                u = (mix(stream) >> np.uint64(11)).astype(np.float64) * 2.0**-53  # (n,) in [0, 1)
+                a = fast(base[r], bits[r], u)
+            else:
+                sub = s if r.size == s.batch_size else s.take(r)
+                obs = encode(sub, s.turn[r], self.rules, np.float32)
+                a = policy.act(obs, expand(base[r], bits[r]), self.opponent_rng)
+            acts[r] = self._check_opponent(policy, a, r.size)
+        return acts
+
+    def _check_opponent(self, policy: object, a: object, n: int) -> np.ndarray:
+        """(n,) int64 actions of ``policy``; legality is checked by the engine step."""
+        arr = np.asarray(a)
+        if arr.shape != (n,) or arr.dtype.kind not in "iu":
+            raise ValueError(
+                f"opponent policy {policy!r} must return {n} integer actions, got {arr.dtype} array of shape {arr.shape}"
+            )
+        return arr.astype(np.int64, copy=False)
+
+    def _illegal_opponent(
+        self, s: State, acts: np.ndarray, idx: np.ndarray, seat: np.ndarray
+    ) -> IllegalActionError:
+        """The error for an opponent policy that chose an illegal action (slow path)."""
+        base, bits = legal_bits(s, self.rules)
+        k = int(np.flatnonzero((acts >= 0) & ~_is_legal(acts, base, bits))[0])
+        rel = (int(s.turn[k]) - int(seat[k])) % self.rules.num_players
+        policy = self.opponents[rel - 1]
+        return IllegalActionError(
+            f"opponent policy {policy!r} (relative seat {rel}) chose illegal action {int(acts[k])} at table "
+            f"{int(idx[k])}, phase {Phase(s.phase[k]).name}; legal actions: {_legal_list(int(base[k]), int(bits[k]))}"
+        )
+
+    def _illegal(
+        self, actions: np.ndarray, base: np.ndarray, bits: np.ndarray, row: int
+    ) -> IllegalActionError:
+        a = int(actions[row])
+        what = describe(a) if 0 <= a < NUM_ACTIONS else "not an action id"
+        where = f" at table {row}" if self.num_tables > 1 else ""
+        return IllegalActionError(
+            f"illegal action {a} ({what}){where}: phase {Phase(self.state.phase[row]).name}, learner seat "
+            f"{int(self.seat[row])} to act; legal actions: {_legal_list(int(base[row]), int(bits[row]))}"
+        )
+
+
+def _is_legal(a: np.ndarray, base: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """(n,) bool: action ``a`` lies in its row's compact legal set."""
+    off = a - base
+    inside = (off >= 0) & (off < 64)
+    return inside & ((bits >> np.where(inside, off, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
+
+
+def _legal_list(base: int, bits: int) -> str:
+    return ", ".join(f"{base + k} ({describe(base + k)})" for k in range(64) if bits >> k & 1)

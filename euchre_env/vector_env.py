@@ -1,0 +1,225 @@
+"""``EuchreVectorEnv``: ``B`` Euchre tables as one natively batched Gymnasium ``VectorEnv``.
+
+The SB3 adapter :class:`EuchreSB3VecEnv` lives in :mod:`euchre_env.sb3_vec_env`
+(it imports ``stable_baselines3``, the ``train`` extra); ``from
+euchre_env.vector_env import EuchreSB3VecEnv`` imports it on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from euchre_env.actions import NUM_ACTIONS
+from euchre_env.encoding import obs_layout
+from euchre_env.learner_tables import LearnerTables, seeds_to_array
+from euchre_env.policies import Opponents
+from euchre_env.rules import make_rules
+
+__all__ = ["EuchreVectorEnv", "LegalMultiDiscrete", "check_batch_actions"]
+
+
+class LegalMultiDiscrete(spaces.MultiDiscrete):
+    """``MultiDiscrete([A] * B)`` whose ``sample()`` without a mask draws a legal action per table.
+
+    Rows whose episode is over (all-False mask) get action 0 (ignored by the
+    env). Pickled or deep-copied spaces are plain ``MultiDiscrete``.
+    """
+
+    def __init__(self, num_envs: int, env: EuchreVectorEnv | None = None) -> None:
+        super().__init__(np.full(num_envs, NUM_ACTIONS, np.int64))
+        self._env = env
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.ndarray:
+        """Uniform legal actions, shape (B,), unless given a mask/probability."""
+        if mask is not None or probability is not None or self._env is None:
+            return super().sample(mask=mask, probability=probability)
+        masks = self._env.action_masks()  # (B, A)
+        counts = np.cumsum(masks, axis=1)  # (B, A)
+        rank = (self.np_random.random(masks.shape[0]) * counts[:, -1]).astype(np.int64)  # (B,)
+        return np.where(counts[:, -1] > 0, np.argmax(counts > rank[:, None], axis=1), 0).astype(np.int64)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_env"] = None
+        return state
+
+
+def check_batch_actions(actions: Any, num_envs: int) -> np.ndarray:
+    """(B,) int64 from a batch of action ids.
+
+    Raises:
+        ValueError: wrong shape, or not integers (saying which).
+    """
+    a = np.asarray(actions)
+    if a.shape != (num_envs,):
+        raise ValueError(
+            f"actions must have shape ({num_envs},), one action id per table; got shape {a.shape}"
+        )
+    if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"actions must be integer action ids, got dtype {a.dtype}")
+    return a.astype(np.int64)
+
+
+def make_tables(
+    num_envs: int, variant: str, opponents: Opponents, seat: int | None, zero_sum: bool, settings: dict
+) -> LearnerTables:
+    """The batched core for ``num_envs`` tables of ``make_rules(variant, **settings)``."""
+    return LearnerTables(num_envs, make_rules(variant, **settings), opponents, seat, zero_sum)
+
+
+def info_arrays(tables: LearnerTables, masks: np.ndarray) -> dict[str, np.ndarray]:
+    """The vector infos: ``action_mask`` (B, A) plus the hand summary arrays of :meth:`LearnerTables.summary`."""
+    return {"action_mask": masks.copy(), **tables.summary()}
+
+
+class EuchreVectorEnv(VectorEnv):
+    """``B`` tables of :class:`~euchre_env.gym_env.EuchreEnv`, batched natively.
+
+    Every table has one learning seat; observations, rewards, masks and
+    opponents' moves are computed for all tables at once (one batched
+    ``Policy.act`` call per opponent policy and round).
+
+    * ``observation_space``: ``Box(0, 1, (B, D), float32)``; ``action_space``:
+      ``MultiDiscrete([93] * B)`` whose ``sample()`` draws legal actions.
+    * Autoreset: ``AutoresetMode.NEXT_STEP`` (as ``CartPoleVectorEnv``). The
+      step after a table terminates resets it: its action is ignored, it
+      returns the new episode's first observation and mask, reward 0 and
+      ``terminated=False``.
+    * Infos: a dict of arrays: ``action_mask`` (B, 93) bool (all False at a
+      table whose episode just ended), ``hand_over`` (B,) bool (a hand ended
+      this step) and the summary of each table's last finished hand:
+      ``points``/``tricks``/``scores`` (B, P), ``maker``, ``trump``, ``called``,
+      ``partner``, ``alone``, ``defender_alone``, ``winners``, ``learner_seat`` (B,).
+    * ``action_masks()``: the (B, 93) masks, for masked policies.
+    * Illegal actions (at a table that is not being reset) raise
+      :class:`euchre_env.engine.IllegalActionError` naming the table; nothing
+      changes.
+    * Seeding: ``reset(seed=s)`` gives table ``i`` seed ``s + i``
+      (``seed=[s_0, ..., s_{B-1}]`` sets each), so table ``i`` plays exactly as
+      ``EuchreEnv`` reset with seed ``s + i`` given the same learner actions,
+      whenever the opponents are :class:`RandomPolicy` or deterministic (see
+      :mod:`euchre_env.learner_tables`). ``reset()`` without a seed deals each
+      table's next episode.
+
+    Arguments are those of ``EuchreEnv`` (``variant``, ``opponents``, ``seat``,
+    ``zero_sum``, ``**settings``) plus ``num_envs``.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        variant: str = "four_handed",
+        *,
+        opponents: Opponents = None,
+        seat: int | None = None,
+        zero_sum: bool = False,
+        render_mode: str | None = None,
+        **settings: Any,
+    ) -> None:
+        if render_mode is not None:
+            raise ValueError(
+                f"EuchreVectorEnv has no render modes (render one EuchreEnv instead); got {render_mode!r}"
+            )
+        self._tables = make_tables(num_envs, variant, opponents, seat, zero_sum, settings)
+        self.rules = self._tables.rules
+        self.num_envs = self._tables.num_tables
+        self.render_mode = None
+        size = obs_layout(self.rules).size
+        self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.action_space = LegalMultiDiscrete(self.num_envs, self)
+        self.prev_done = np.zeros(self.num_envs, bool)
+        self._masks = np.zeros((self.num_envs, NUM_ACTIONS), bool)
+
+    @property
+    def tables(self) -> LearnerTables:
+        """The batched core (engine state in ``tables.state``)."""
+        return self._tables
+
+    def set_opponents(self, opponents: Opponents) -> None:
+        """Replace the opponent policies at every table (e.g. with a self-play snapshot)."""
+        self._tables.set_opponents(opponents)
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of every table's learner, bool (B, 93)."""
+        return self._masks.copy()
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new episode at every table and play up to each learner's turn.
+
+        Args:
+            seed: None, an int (table ``i`` gets ``seed + i``) or one int per table.
+            options: ``{"deals": {table: deal}}`` (or a list of ``B`` deals/None)
+                to start from given deals.
+        """
+        tables = self._tables
+        if seed is not None:
+            seeds = seeds_to_array(seed, self.num_envs)
+            super().reset(seed=int(seeds[0]))
+            tables.seed(seeds, int(seeds[0]))
+        else:
+            super().reset()
+            if not tables.keyed:
+                tables.draw_keys(self.np_random)
+        tables.start(np.arange(self.num_envs), deals=_deals_option(options))
+        tables.advance()
+        self.prev_done[:] = False
+        return self._observe(), info_arrays(tables, self._masks)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Learner actions (B,) for every table; tables that ended last step are reset instead.
+
+        Raises:
+            ValueError: ``actions`` has the wrong shape or dtype.
+            IllegalActionError: an action is illegal at a table that is not being reset.
+            RuntimeError: before the first ``reset``.
+        """
+        tables = self._tables
+        if tables.state is None:
+            raise RuntimeError("call reset() before step()")
+        a = check_batch_actions(actions, self.num_envs)
+        resetting = self.prev_done
+        acting = ~resetting
+        tables.act(a, acting)
+        if resetting.any():
+            tables.start(np.flatnonzero(resetting))
+        tables.advance()
+        reward = tables.take_rewards(acting)
+        terminated = tables.done()
+        self.prev_done = terminated.copy()
+        truncated = np.zeros(self.num_envs, bool)
+        return self._observe(), reward, terminated, truncated, info_arrays(tables, self._masks)
+
+    def _observe(self) -> np.ndarray:
+        self._masks = self._tables.action_masks()
+        return self._tables.observe()
+
+
+def _deals_option(options: dict[str, Any] | None) -> Any:
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
+    unknown = sorted(set(options) - {"deals"})
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; the only option is 'deals'")
+    return options.get("deals")
+
+
+def __getattr__(name: str) -> Any:
+    """Import ``EuchreSB3VecEnv`` lazily: it needs stable-baselines3 (the ``train`` extra)."""
+    if name == "EuchreSB3VecEnv":
+        from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+
+        return EuchreSB3VecEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
