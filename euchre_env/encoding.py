@@ -117,8 +117,8 @@ def obs_layout(rules: RulesConfig) -> ObsLayout:
 
 
 _BIT_OR_NONE = np.concatenate([cards.CARD_BIT, np.zeros(1, np.uint32)])  # [-1] -> no card
-# _SPREAD[byte]: the byte's 8 bits as 8 bytes of 0/1 (little-endian), one uint64.
-_SPREAD = np.array([sum((x >> i & 1) << (8 * i) for i in range(8)) for x in range(256)], dtype="<u8")
+# SPREAD_BITS[byte]: the byte's 8 bits as 8 bytes of 0/1 (little-endian), one uint64.
+SPREAD_BITS = np.array([sum((x >> i & 1) << (8 * i) for i in range(8)) for x in range(256)], dtype="<u8")
 _TRICK_STEPS = np.arange(NUM_TRICKS, dtype=np.int8)
 
 
@@ -165,7 +165,7 @@ def encode(
     ]
     card_block = np.concatenate(sets, axis=1).astype("<u4")  # (B, K)
     k8 = card_block.shape[1] * CARD_SLOTS // 8
-    out.view("<u8")[:, :k8] = np.take(_SPREAD, card_block.view(np.uint8), mode="clip")
+    out.view("<u8")[:, :k8] = np.take(SPREAD_BITS, card_block.view(np.uint8), mode="clip")
 
     # Flags: bidding passes, sitting out, yes/no facts and thermometers.
     made = s.maker >= 0

@@ -7,7 +7,6 @@ import pytest
 
 from euchre_env import encoding
 from euchre_env import engine as E
-from euchre_env.engine import single
 from euchre_env.engine.single import Table, observe
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 
@@ -45,11 +44,6 @@ def test_lockstep_with_batched_engine(name: str) -> None:
                 )
         step += 1
     assert all(t.state() == state.take([i]) for i, t in enumerate(tables)), "final states differ"
-
-
-def test_card_slots_constant_matches_encoding() -> None:
-    """The single-table encoder uses the encoding's card-set width."""
-    assert single._CARD_SLOTS == encoding.CARD_SLOTS, "CARD_SLOTS out of sync"
 
 
 def test_table_state_round_trip() -> None:

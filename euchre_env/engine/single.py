@@ -15,6 +15,7 @@ states, legal sets and observations after every decision.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import fields
 
 import numpy as np
@@ -31,6 +32,7 @@ from euchre_env.actions import (
     Phase,
 )
 from euchre_env.engine import masks, play
+from euchre_env.encoding import SPREAD_BITS, obs_layout, score_thresholds
 from euchre_env.engine.tables import NEXT_ACTIVE, NUM_ACTIVE
 from euchre_env.rules import NUM_TRICKS, RulesConfig
 from euchre_env.state import State
@@ -39,7 +41,7 @@ _EFFECTIVE_SUIT = cards.EFFECTIVE_SUIT.tolist()
 _STRENGTH = cards.STRENGTH.tolist()  # [trump][led][card + 1]
 _CARD_SUIT = cards.CARD_SUIT.tolist()
 _FIELDS = [f.name for f in fields(State)]
-_CARD_SLOTS = 32  # encoding.CARD_SLOTS (checked in the tests)
+
 _BID_UPCARD, _DISCARD, _BID_SUIT, _CALL, _DECLARE, _DEFEND, _PLAY, _DONE = (int(p) for p in Phase)
 
 
@@ -61,8 +63,6 @@ class Table:
     def _obs_consts(self) -> tuple[dict[str, int], int, list[int]]:
         """Observation offsets, size and score thresholds, looked up once per table."""
         if self._obs is None:
-            from euchre_env.encoding import obs_layout, score_thresholds
-
             lay = obs_layout(self.rules)
             self._obs = (dict(lay.offsets), lay.size, score_thresholds(self.rules).tolist())
         return self._obs
@@ -265,14 +265,6 @@ class Table:
         self._load(s)
 
 
-def _bit_positions(mask: int, offset: int, out: list[int]) -> None:
-    """Append ``offset + c`` for every set bit ``c`` of ``mask``."""
-    while mask:
-        low = mask & -mask
-        out.append(offset + low.bit_length() - 1)
-        mask ^= low
-
-
 def observe(t: Table, viewer: int, dtype: type = np.float32) -> np.ndarray:
     """Seat ``viewer``'s observation of table ``t``: ``encoding.encode`` for one row.
 
@@ -294,8 +286,7 @@ def observe(t: Table, viewer: int, dtype: type = np.float32) -> np.ndarray:
     sets += [(1 << trick[a]) if live and trick[a] >= 0 else 0 for a in rel]
     sets += [t.played_by[a] for a in rel]
     sets += t.trick_bits
-    for k, mask in enumerate(sets):
-        _bit_positions(mask, k * _CARD_SLOTS, on)
+    card_bytes = np.take(SPREAD_BITS, np.array(sets, dtype="<u4").view(np.uint8)).view(np.uint8)  # (K * 32,)
     # Flags.
     made = t.maker >= 0
     bidding = t.phase in (_BID_UPCARD, _BID_SUIT)
@@ -312,7 +303,7 @@ def observe(t: Table, viewer: int, dtype: type = np.float32) -> np.ndarray:
         first = at["tricks_won"] + r * NUM_TRICKS
         on.extend(range(first, first + t.tricks_won[a]))
         first = at["scores"] + r * nbins
-        on.extend(first + i for i, th in enumerate(thresholds) if t.scores[a] >= th)
+        on.extend(range(first, first + bisect.bisect_right(thresholds, t.scores[a])))
     if made and t.bid_round == 1:
         on.append(at["upcard_taken"])
     if t.alone:
@@ -337,5 +328,6 @@ def observe(t: Table, viewer: int, dtype: type = np.float32) -> np.ndarray:
         on.append(at["to_act"] + (t.turn - viewer) % p)
     on.append(at["phase"] + t.phase)
     obs = np.zeros(size, dtype=dtype)
+    obs[: card_bytes.size] = card_bytes
     obs[on] = 1
     return obs
