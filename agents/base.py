@@ -1,0 +1,81 @@
+"""``Agent``: the base class of the baseline agents (a ``euchre_env.types.Policy``).
+
+An agent acts on a batch of decisions: ``act(observations (B, D),
+action_masks (B, A) bool, rng) -> (B,)`` action ids, each legal under its mask.
+It sees only the acting seat's observation (``encoding.encode``), never the
+engine state. ``check_batch`` gives every agent the same clear input errors.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from euchre_env.actions import NUM_ACTIONS
+from euchre_env.encoding import obs_layout
+from euchre_env.rules import RulesConfig
+
+
+class Agent(ABC):
+    """A policy over seat observations of one rules configuration.
+
+    Attributes:
+        rules: the rules the observations are encoded with.
+        name: a short label for reports.
+    """
+
+    name = "agent"
+
+    def __init__(self, rules: RulesConfig) -> None:
+        if not isinstance(rules, RulesConfig):
+            raise ValueError(
+                f"rules must be a RulesConfig (see euchre_env.make_rules), got {type(rules).__name__}"
+            )
+        self.rules = rules
+
+    @abstractmethod
+    def act(self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Actions for a batch of decisions.
+
+        Args:
+            observations: (B, D) observations of the acting seats.
+            action_masks: (B, A) bool legal actions.
+            rng: the only source of randomness.
+
+        Returns:
+            Int64 array of shape (B,): a legal action id per row.
+        """
+
+    def check_batch(
+        self, observations: np.ndarray, action_masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Validate and return ``(observations, masks)`` as arrays.
+
+        Raises:
+            ValueError: wrong shapes, mismatched batch sizes, or a row with no legal action.
+        """
+        obs = np.asarray(observations)
+        masks = np.asarray(action_masks)
+        size = obs_layout(self.rules).size
+        if obs.ndim != 2 or obs.shape[1] != size:
+            raise ValueError(
+                f"{type(self).__name__}.act: observations must have shape (B, {size}) for the "
+                f"{self.rules.variant} game, got shape {obs.shape}"
+            )
+        if masks.ndim != 2 or masks.shape != (obs.shape[0], NUM_ACTIONS):
+            raise ValueError(
+                f"{type(self).__name__}.act: action_masks must have shape ({obs.shape[0]}, {NUM_ACTIONS}), "
+                f"got shape {masks.shape}"
+            )
+        masks = masks.astype(bool, copy=False)
+        empty = ~masks.any(axis=1)
+        if empty.any():
+            raise ValueError(
+                f"{type(self).__name__}.act: action_masks row {int(np.flatnonzero(empty)[0])} has no legal "
+                f"action (finished tables must not be passed to an agent)"
+            )
+        return obs, masks
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.rules.variant!r})"

@@ -1,0 +1,128 @@
+"""Duplicate-deal evaluation: rotations, statistics, reproducibility, and the CLI outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import HeuristicAgent, RandomAgent
+from euchre_env import make_rules
+from training.evaluate import EvalResult, evaluate, main, seat_patterns
+
+
+@pytest.mark.parametrize("variant", ["four_handed", "five_handed"])
+def test_every_agent_holds_every_hand(variant: str) -> None:
+    """Across the rotations of a deal, each agent's scoring seats cover every seat equally often."""
+    rules = make_rules(variant)
+    slots, focal = seat_patterns(rules)
+    for k in (0, 1):
+        held = ((slots == k) & focal).sum(axis=0)
+        assert np.all(held == held[0]) and held[0] > 0, f"agent {k} holds seats {held.tolist()}"
+
+
+@pytest.mark.parametrize("variant", ["four_handed", "five_handed"])
+def test_self_play_comes_out_level(variant: str) -> None:
+    """Random against random (two instances) is level within its confidence interval."""
+    rules = make_rules(variant)
+    result = evaluate({"a": RandomAgent(rules), "b": RandomAgent(rules)}, rules, 400, seed=3)
+    adv = result.matchups[0].advantage
+    assert adv.low <= 0.0 <= adv.high, f"self-play advantage {adv} excludes 0"
+    assert adv.ci95 > 0, "a random self-play should have a non-zero interval"
+
+
+@pytest.mark.parametrize("variant", ["four_handed", "five_handed"])
+def test_heuristic_beats_random(variant: str) -> None:
+    """The heuristic agent out-scores random by more than the confidence interval, and wins more games."""
+    rules = make_rules(variant)
+    agents = {"heuristic": HeuristicAgent(rules), "random": RandomAgent(rules)}
+    result = evaluate(agents, rules, 1000, seed=0, num_games=20)
+    adv = result.matchups[0].advantage
+    assert adv.low > 0, f"heuristic minus random = {adv}: not above 0 outside the CI"
+    heur, rand = result.matchups[0].reports
+    assert heur.win_rate.mean > rand.win_rate.mean, f"win rates {heur.win_rate} vs {rand.win_rate}"
+    assert heur.roles["maker"]["made"] > rand.roles["maker"]["made"], (
+        "heuristic makers should score more often"
+    )
+
+
+def test_four_handed_games_have_one_winning_side() -> None:
+    """Four-handed, exactly one partnership wins each game, so the two win rates add up to 1."""
+    rules = make_rules("four_handed", points_to_win=5)
+    result = evaluate({"h": HeuristicAgent(rules), "r": RandomAgent(rules)}, rules, 20, seed=1, num_games=30)
+    a, b = result.matchups[0].reports
+    assert a.win_rate.mean + b.win_rate.mean == pytest.approx(1.0), f"{a.win_rate} + {b.win_rate} != 1"
+    assert result.matchups[0].hands_per_game >= 2, "a game to 5 takes at least two hands"
+
+
+def test_same_seed_same_result() -> None:
+    """Two runs with the same seed give identical numbers; another seed deals other hands."""
+    rules = make_rules("five_handed")
+    agents = {"h": HeuristicAgent(rules), "r": RandomAgent(rules)}
+
+    def strip(r: EvalResult) -> dict:
+        return {k: v for k, v in r.to_dict().items() if k != "seconds"}
+
+    one, two = (evaluate(agents, rules, 50, seed=11, num_games=2) for _ in range(2))
+    assert strip(one) == strip(two), "same seed gave different results"
+    other = evaluate(agents, rules, 50, seed=12)
+    assert other.overall["r"].mean != one.overall["r"].mean, "a different seed should deal different hands"
+
+
+def test_three_agents_give_a_head_to_head_table() -> None:
+    """With three agents every pair plays, and the head-to-head table is antisymmetric."""
+    rules = make_rules("four_handed")
+    agents = {"h": HeuristicAgent(rules), "r1": RandomAgent(rules), "r2": "random"}
+    result = evaluate(agents, rules, 100, seed=2)
+    assert len(result.matchups) == 3, f"expected 3 pairs, got {len(result.matchups)}"
+    table = result.head_to_head()
+    for a in agents:
+        for b in agents:
+            if a != b:
+                assert table[a][b].mean == pytest.approx(-table[b][a].mean), f"{a} vs {b} not antisymmetric"
+    assert table["h"]["r1"].low > 0 and table["h"]["r2"].low > 0, "heuristic should beat both randoms"
+
+
+def test_bad_arguments_are_named() -> None:
+    """Too few deals or agents, or a non-policy agent, gives a ValueError naming the argument."""
+    rules = make_rules("four_handed")
+    agents = {"h": HeuristicAgent(rules), "r": RandomAgent(rules)}
+    with pytest.raises(ValueError, match="num_deals"):
+        evaluate(agents, rules, 1)
+    with pytest.raises(ValueError, match="num_games"):
+        evaluate(agents, rules, 10, num_games=1)
+    with pytest.raises(ValueError, match="at least two"):
+        evaluate({"h": HeuristicAgent(rules)}, rules, 10)
+    with pytest.raises(ValueError, match="act"):
+        evaluate({"h": HeuristicAgent(rules), "x": object()}, rules, 10)
+
+
+def test_cli_writes_json_markdown_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m training.evaluate`` writes eval.json, eval.md and eval.png with the measured numbers."""
+    out = tmp_path / "eval"
+    argv = ["--variant", "five_handed", "--agents", "random", "heuristic", "--deals", "40", "--games", "4",
+            "--seed", "0", "--out", str(out), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    data = json.loads((out / "eval.json").read_text())
+    assert data["variant"] == "five_handed" and data["num_deals"] == 40, f"bad header {data['variant']}"
+    assert set(data["overall_points_per_hand"]) == {"random", "heuristic"}
+    assert data["matchups"][0]["reports"][0]["win_rate"]["n"] == 4, "games were not recorded"
+    md = (out / "eval.md").read_text()
+    assert "| heuristic |" in md and "Head-to-head" in md, "markdown report lacks the tables"
+    assert (out / "eval.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", "eval.png is not a PNG"
+    with pytest.raises(SystemExit):
+        main(["--agents", "random"])
+    assert "at least two" in capsys.readouterr().err
+
+
+def test_result_round_trips_to_json() -> None:
+    """EvalResult.to_json is valid JSON holding the CI bounds of every agent."""
+    rules = make_rules("four_handed")
+    result = evaluate({"h": "heuristic", "r": "random"}, rules, 30, seed=0)
+    assert isinstance(result, EvalResult)
+    data = json.loads(result.to_json())
+    for name in ("h", "r"):
+        stat = data["overall_points_per_hand"][name]
+        assert stat["low"] <= stat["mean"] <= stat["high"], f"{name}: CI does not contain the mean"

@@ -1,0 +1,368 @@
+"""Duplicate-deal evaluation of agents, as a library function and a CLI.
+
+Agents play the *same deals* with the seats rotated, so that every agent holds
+every hand and the luck of the cards cancels out:
+
+* four-handed, two agents: A at seats 0 & 2 against B at 1 & 3, then the
+  same deal with the agents swapped (2 rotations);
+* five-handed, two agents: one agent alone in one seat against four copies of
+  the other, the single seat moving through all five seats, and then the
+  other way round (2 x 5 rotations); an agent's score is its single seat's;
+* more agents: every pair plays its own duplicate match on the same deals,
+  which gives the head-to-head table.
+
+Deals are the unit of the statistics: an agent's points of one deal are
+averaged over the rotations first, and the 95% confidence interval is taken
+over deals. A separate game-mode run (games to ``points_to_win``, seeded the
+same way for every rotation) gives the share of games won.
+
+Example::
+
+    python -m training.evaluate --variant four_handed --agents random heuristic \\
+        --deals 2000 --seed 0 --out runs/eval
+
+or from Python::
+
+    result = evaluate({"heuristic": HeuristicAgent(rules), "random": RandomAgent(rules)}, rules, 2000)
+    print(result.to_markdown())
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from euchre_env import engine
+from euchre_env.encoding import encode
+from euchre_env.rules import PRESETS, RulesConfig, make_rules
+from euchre_env.state import State
+from euchre_env.types import Policy
+from training.eval_report import ROLES, AgentReport, EvalResult, Matchup, Stat, mean_ci
+
+__all__ = ["ROLES", "EvalResult", "Matchup", "Stat", "evaluate", "main", "play_tables", "seat_patterns"]
+
+
+def seat_patterns(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
+    """The rotations of one duplicate match between agent slots 0 and 1.
+
+    Returns:
+        ``(slots, focal)``: int (R, P), the agent slot at each seat in each
+        rotation, and bool (R, P), the seats whose points count for their agent.
+    """
+    p = rules.num_players
+    if not rules.called_card:  # fixed partners: agent slot = seat parity, then swapped
+        slots = np.array([np.arange(p) % 2, 1 - np.arange(p) % 2])
+        return slots, np.ones_like(slots, dtype=bool)
+    rows = []
+    for single in (0, 1):  # one seat for `single`, four for the other slot, moved round the table
+        for seat in range(p):
+            row = np.full(p, 1 - single)
+            row[seat] = single
+            rows.append(row)
+    slots = np.array(rows)
+    focal = np.zeros_like(slots, dtype=bool)
+    focal[np.arange(len(rows)), np.tile(np.arange(p), 2)] = True
+    return slots, focal
+
+
+def play_tables(
+    rules: RulesConfig,
+    seeds: np.ndarray,
+    seat_slots: np.ndarray,
+    policies: Sequence[Policy],
+    rng: np.random.Generator,
+    names: Sequence[str] | None = None,
+) -> State:
+    """Play tables to the end of their episode (a hand, or a game in game mode).
+
+    Each step encodes the acting seat's observation, groups the tables by the
+    agent to act and makes one ``act`` call per agent. A policy with an
+    ``act_bits(base, bits, u)`` fast path (it ignores observations) is given
+    the engine's compact legal sets instead.
+
+    Args:
+        rules: the rules.
+        seeds: uint64 (N,), one table seed each (equal seeds deal equal cards).
+        seat_slots: int (N, P), index into ``policies`` of the agent at each seat.
+        policies: the agents.
+        rng: source of the agents' randomness.
+        names: agent names for error messages.
+
+    Returns:
+        The final state of the ``N`` tables.
+
+    Raises:
+        engine.IllegalActionError: an agent chose an illegal action (the
+            message names the agent).
+    """
+    s = engine.init_state(rules, seeds=seeds)
+    names = list(names) if names is not None else [repr(p) for p in policies]
+    while True:
+        live = np.flatnonzero(~engine.is_done(s))
+        if not live.size:
+            return s
+        acts = np.full(s.batch_size, -1, dtype=np.int64)
+        turn = s.turn[live].astype(np.int64)
+        slot = seat_slots[live, turn]
+        base, bits = engine.legal_bits(s, rules)
+        obs = masks = None
+        for k, policy in enumerate(policies):
+            sel = slot == k
+            if not sel.any():
+                continue
+            rows = live[sel]
+            if hasattr(policy, "act_bits"):
+                acts[rows] = policy.act_bits(base[rows], bits[rows], rng.random(rows.size))
+                continue
+            if obs is None:
+                sub = s.take(live)
+                obs = encode(sub, turn, rules, dtype=np.float32)
+                masks = engine.expand(base[live], bits[live])
+            acts[rows] = np.asarray(policy.act(obs[sel], masks[sel], rng), dtype=np.int64)
+        try:
+            s = engine.step(s, acts, rules)
+        except engine.IllegalActionError as err:
+            row = _first_illegal(s, acts, rules)
+            who = names[seat_slots[row, s.turn[row]]] if row >= 0 else "an agent"
+            raise engine.IllegalActionError(f"agent {who!r} chose an illegal action: {err}") from err
+
+
+def _first_illegal(s: State, acts: np.ndarray, rules: RulesConfig) -> int:
+    """First live table whose action is illegal, -1 if none."""
+    live = ~engine.is_done(s)
+    masks = engine.legal_action_mask(s, rules)
+    ok = masks[np.arange(s.batch_size), np.clip(acts, 0, masks.shape[1] - 1)] & (acts >= 0)
+    bad = np.flatnonzero(live & ~ok)
+    return int(bad[0]) if bad.size else -1
+
+
+def seat_roles(s: State, rules: RulesConfig) -> np.ndarray:
+    """Role of each seat in the last finished hand: index into ``ROLES``. Int (N, P)."""
+    n, p = s.batch_size, rules.num_players
+    seat = np.arange(p)[None, :]
+    maker = s.last_maker[:, None].astype(np.int64)
+    partner = (maker + 2) % p if not rules.called_card else s.last_partner[:, None].astype(np.int64)
+    alone = s.last_alone[:, None]
+    lone_def = s.last_defender_alone[:, None].astype(np.int64)
+    role = np.full((n, p), ROLES.index("defender"))
+    if not rules.called_card:  # the partner of a lone defender sits out
+        role = np.where((lone_def >= 0) & (seat == (lone_def + 2) % p), ROLES.index("sat_out"), role)
+    role = np.where(seat == lone_def, ROLES.index("defend_alone"), role)
+    role = np.where((seat == partner) & ~alone & (maker >= 0), ROLES.index("partner"), role)
+    if not rules.called_card:
+        role = np.where((seat == partner) & alone, ROLES.index("sat_out"), role)
+    role = np.where(seat == maker, np.where(alone, ROLES.index("alone"), ROLES.index("maker")), role)
+    return np.where(maker < 0, ROLES.index("thrown_in"), role)
+
+
+def _chunks(n: int, size: int) -> list[slice]:
+    return [slice(i, min(i + size, n)) for i in range(0, n, size)]
+
+
+def _run_matchup(
+    rules: RulesConfig,
+    policies: Sequence[Policy],
+    names: Sequence[str],
+    deal_seeds: np.ndarray,
+    game_seeds: np.ndarray,
+    rng: np.random.Generator,
+    batch_size: int,
+    bar: object | None,
+) -> tuple[Matchup, np.ndarray]:
+    """One duplicate match of two agents. Returns the matchup and per-deal scores (2, N)."""
+    slots, focal = seat_patterns(rules)
+    r = slots.shape[0]
+    per_chunk = max(1, batch_size // r)
+    points, roles = [], []
+    for part in _chunks(deal_seeds.size, per_chunk):
+        seeds = np.repeat(deal_seeds[part], r)
+        s = play_tables(rules, seeds, np.tile(slots, (seeds.size // r, 1)), policies, rng, names)
+        points.append(s.last_points.reshape(-1, r, rules.num_players).astype(np.float64))
+        roles.append(seat_roles(s, rules).reshape(-1, r, rules.num_players))
+        if bar is not None:
+            bar.update(seeds.size)
+    pts, rls = np.concatenate(points), np.concatenate(roles)  # (N, R, P)
+    weights = [(slots == k) & focal for k in (0, 1)]  # (R, P) each
+    scores = np.stack([(pts * w).sum(axis=(1, 2)) / w.sum() for w in weights])  # (2, N)
+    wins, hands = _run_games(rules, policies, names, game_seeds, slots, weights, rng, batch_size, bar)
+    reports = [
+        AgentReport.build(names[k], scores[k], pts, rls, weights[k], None if wins is None else wins[k])
+        for k in (0, 1)
+    ]
+    return Matchup((names[0], names[1]), reports, mean_ci(scores[0] - scores[1]), hands), scores
+
+
+def _run_games(
+    rules: RulesConfig,
+    policies: Sequence[Policy],
+    names: Sequence[str],
+    game_seeds: np.ndarray,
+    slots: np.ndarray,
+    weights: list[np.ndarray],
+    rng: np.random.Generator,
+    batch_size: int,
+    bar: object | None,
+) -> tuple[np.ndarray | None, float | None]:
+    """Games to ``points_to_win``: per-game win share of each slot (2, G) and mean hands per game."""
+    if not game_seeds.size:
+        return None, None
+    game_rules = make_rules(rules, episode="game")
+    r, p = slots.shape
+    won, hands = [], []
+    for part in _chunks(game_seeds.size, max(1, batch_size // r)):
+        seeds = np.repeat(game_seeds[part], r)
+        s = play_tables(game_rules, seeds, np.tile(slots, (seeds.size // r, 1)), policies, rng, names)
+        bits = (s.winners[:, None].astype(np.int64) >> np.arange(p)) & 1
+        won.append(bits.reshape(-1, r, p).astype(np.float64))
+        hands.append(s.hand_no.astype(np.float64) + 1)
+        if bar is not None:
+            bar.update(seeds.size)
+    w = np.concatenate(won)
+    return np.stack([(w * m).sum(axis=(1, 2)) / m.sum() for m in weights]), float(
+        np.concatenate(hands).mean()
+    )
+
+
+def evaluate(
+    agents: Mapping[str, Policy | str],
+    rules: RulesConfig | str,
+    num_deals: int,
+    seed: int = 0,
+    *,
+    num_games: int = 0,
+    batch_size: int = 4096,
+    progress: bool = False,
+) -> EvalResult:
+    """Duplicate-deal evaluation of two or more agents (every pair plays a match).
+
+    Args:
+        agents: name -> policy (or an agent name for ``agents.make_agent``), at least two.
+        rules: a ``RulesConfig`` or a preset name such as ``"four_handed"``.
+        num_deals: deals per match (at least 2; the confidence interval is over deals).
+        seed: makes the deals and the agents' randomness reproducible.
+        num_games: games to ``points_to_win`` per match (0 skips the game run, else at least 2).
+        batch_size: tables played at once.
+        progress: show a tqdm progress bar.
+
+    Returns:
+        An ``EvalResult`` (``to_json``, ``to_markdown``, ``save``).
+
+    Raises:
+        ValueError: a bad argument, saying which.
+    """
+    rules = make_rules(rules) if isinstance(rules, str) else rules
+    if not isinstance(rules, RulesConfig):
+        raise ValueError(f"rules must be a RulesConfig or a preset name, got {type(rules).__name__}")
+    rules = make_rules(rules, episode="hand")
+    policies = _resolve_agents(agents, rules)
+    for arg, value, low in (("num_deals", num_deals, 2), ("batch_size", batch_size, 1), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{arg} must be an integer >= {low}, got {value!r}")
+    if (
+        isinstance(num_games, bool)
+        or not isinstance(num_games, (int, np.integer))
+        or num_games == 1
+        or num_games < 0
+    ):
+        raise ValueError(f"num_games must be 0 (no games) or an integer >= 2, got {num_games!r}")
+    root = np.random.SeedSequence(int(seed))
+    deal_ss, game_ss, *agent_ss = root.spawn(2 + len(policies) ** 2)
+    deal_seeds = np.random.default_rng(deal_ss).integers(0, 2**63, size=num_deals, dtype=np.uint64)
+    game_seeds = np.random.default_rng(game_ss).integers(0, 2**63, size=num_games, dtype=np.uint64)
+    pairs = list(itertools.combinations(range(len(policies)), 2))
+    rotations = seat_patterns(rules)[0].shape[0]
+    bar = _progress_bar(len(pairs) * rotations * (num_deals + num_games), progress)
+    start = time.perf_counter()
+    names = list(policies)
+    matchups, per_deal = [], {n: [] for n in names}
+    for i, j in pairs:
+        rng = np.random.default_rng(agent_ss[i * len(policies) + j])
+        pols = [policies[names[i]], policies[names[j]]]
+        m, scores = _run_matchup(
+            rules, pols, [names[i], names[j]], deal_seeds, game_seeds, rng, batch_size, bar
+        )
+        matchups.append(m)
+        per_deal[names[i]].append(scores[0])
+        per_deal[names[j]].append(scores[1])
+    if bar is not None:
+        bar.close()
+    overall = {n: mean_ci(np.mean(per_deal[n], axis=0)) for n in names}
+    return EvalResult(
+        rules=rules, agents=names, num_deals=int(num_deals), num_games=int(num_games), seed=int(seed),
+        rotations=rotations, matchups=matchups, overall=overall, seconds=time.perf_counter() - start,
+    )  # fmt: skip
+
+
+def _resolve_agents(agents: Mapping[str, Policy | str], rules: RulesConfig) -> dict[str, Policy]:
+    if not isinstance(agents, Mapping) or len(agents) < 2:
+        raise ValueError(f"agents must map at least two names to policies, got {agents!r}")
+    out: dict[str, Policy] = {}
+    for name, agent in agents.items():
+        if isinstance(agent, str):
+            from agents import make_agent  # agents is optional for library users passing policies
+
+            agent = make_agent(agent, rules)
+        if not callable(getattr(agent, "act", None)):
+            raise ValueError(
+                f"agent {name!r} must have an act(observations, action_masks, rng) method, got {agent!r}"
+            )
+        out[str(name)] = agent
+    return out
+
+
+def _progress_bar(total: int, enabled: bool) -> object | None:
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # tqdm is in the "train" extra; evaluate without a bar
+        return None
+    return tqdm(total=total, unit="table", desc="evaluate")
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m training.evaluate", description="Duplicate-deal evaluation of Euchre agents."
+    )
+    parser.add_argument("--variant", default="four_handed", choices=sorted(PRESETS), help="rules preset")
+    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"],
+                        help="agent names (random, heuristic, search, model:<path>); at least two")  # fmt: skip
+    parser.add_argument("--deals", type=int, default=2000, help="deals per match (default 2000)")
+    parser.add_argument("--games", type=int, default=200, help="games to points-to-win per match (0: none)")
+    parser.add_argument("--points-to-win", type=int, default=None, help="game target (default: the preset's)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents' randomness")
+    parser.add_argument("--batch-size", type=int, default=4096, help="tables played at once")
+    parser.add_argument("--out", default="runs/eval", help="output folder for eval.json, eval.md, eval.png")
+    parser.add_argument("--no-plot", action="store_true", help="skip the plot")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar, no printed report")
+    args = parser.parse_args(argv)
+    if len(args.agents) < 2 or len(set(args.agents)) != len(args.agents):
+        parser.error(f"--agents needs at least two different agent names, got {args.agents}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI entry point (also used by ``euchre eval``). Returns the exit status."""
+    args = _parse_args(argv)
+    settings = {} if args.points_to_win is None else {"points_to_win": args.points_to_win}
+    rules = make_rules(args.variant, **settings)
+    from agents import make_agent
+
+    agents = {name: make_agent(name, rules) for name in args.agents}
+    result = evaluate(agents, rules, args.deals, args.seed, num_games=args.games,
+                      batch_size=args.batch_size, progress=not args.quiet)  # fmt: skip
+    paths = result.save(Path(args.out), plot=not args.no_plot)
+    if not args.quiet:
+        print(result.to_markdown())
+        print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
