@@ -15,7 +15,7 @@ first use with numpy over the whole batch.
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -30,6 +30,13 @@ C = cards.NUM_CARDS
 KEY = np.where(cards.TRUMP_ORDER > 0, 100 + cards.TRUMP_ORDER, cards.CARD_RANK[None, :]).astype(np.int16)
 # SUIT_ONEHOT[trump, card, suit]: the card follows ``suit`` under ``trump``. Shape (5, C, 4).
 SUIT_ONEHOT = (cards.EFFECTIVE_SUIT[:, :, None] == np.arange(cards.NUM_SUITS)).astype(np.int16)
+
+
+@cache
+def _slices(rules: RulesConfig) -> dict[str, slice]:
+    """Column range of every piece of the layout (cached: views are built per ``act`` call)."""
+    layout = obs_layout(rules)
+    return {name: layout.slice(name) for name, _, _ in layout.pieces}
 
 
 def _index(onehot: np.ndarray) -> np.ndarray:
@@ -62,10 +69,11 @@ class ObsView:
         self.layout = layout
         self.batch_size = obs.shape[0]
         self.num_players = rules.num_players
+        self._slices = _slices(rules)
 
     def piece(self, name: str) -> np.ndarray:
         """The raw 0/1 columns of one piece of the layout, as bool ``(B, size)``."""
-        return self.obs[:, self.layout.slice(name)] > 0.5
+        return self.obs[:, self._slices[name]] > 0.5
 
     def card_piece(self, name: str, sets: int = 1) -> np.ndarray:
         """A piece made of ``sets`` card sets, as bool ``(B, sets, C)``.

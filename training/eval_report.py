@@ -146,6 +146,16 @@ class EvalResult:
     overall: dict[str, Stat] = field(default_factory=dict)
     seconds: float = 0.0
 
+    @property
+    def design(self) -> str:
+        """How the seats rotate in one match, in words."""
+        if self.rules.called_card:
+            return (
+                "each agent sits alone in one seat against four copies of the other, in each of the five "
+                "seats in turn; an agent's score is its single seat's points"
+            )
+        return "agent A at seats 0 & 2 against B at 1 & 3, then swapped; a partnership's points per hand"
+
     def head_to_head(self) -> dict[str, dict[str, Stat]]:
         """``table[a][b]``: a's points per hand minus b's in their match (with CI)."""
         table: dict[str, dict[str, Stat]] = {a: {} for a in self.agents}
@@ -171,6 +181,7 @@ class EvalResult:
             "num_games": self.num_games,
             "seed": self.seed,
             "rotations_per_deal": self.rotations,
+            "design": self.design,
             "seconds": self.seconds,
             "overall_points_per_hand": {n: s.to_dict() for n, s in self.overall.items()},
             "head_to_head": {
@@ -192,7 +203,8 @@ class EvalResult:
             (
                 f"{self.num_deals} deals x {self.rotations} seat rotations per match, {self.num_games} games "
                 f"to {r.points_to_win} per match, seed {self.seed}; stick the dealer {r.stick_the_dealer}, "
-                f"defend alone {r.defend_alone}. 95% confidence intervals over deals (games)."
+                f"defend alone {r.defend_alone}. Seats: {self.design}. Points of a deal are averaged over "
+                "its rotations first; 95% confidence intervals are over deals (games)."
             ),
             "",
             "## Points per hand",

@@ -331,8 +331,12 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m training.evaluate", description="Duplicate-deal evaluation of Euchre agents."
     )
     parser.add_argument("--variant", default="four_handed", choices=sorted(PRESETS), help="rules preset")
-    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"],
-                        help="agent names (random, heuristic, search, model:<path>); at least two")  # fmt: skip
+    from agents import agent_names
+
+    parser.add_argument(
+        "--agents", nargs="+", default=["random", "heuristic"],
+        help=f"agent names, at least two (known: {', '.join(agent_names())})",
+    )  # fmt: skip
     parser.add_argument("--deals", type=int, default=2000, help="deals per match (default 2000)")
     parser.add_argument("--games", type=int, default=200, help="games to points-to-win per match (0: none)")
     parser.add_argument("--points-to-win", type=int, default=None, help="game target (default: the preset's)")
@@ -344,6 +348,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if len(args.agents) < 2 or len(set(args.agents)) != len(args.agents):
         parser.error(f"--agents needs at least two different agent names, got {args.agents}")
+    if args.deals < 2 or args.games == 1 or args.games < 0:
+        parser.error(f"--deals must be >= 2 and --games 0 or >= 2, got {args.deals} and {args.games}")
     return args
 
 
@@ -354,7 +360,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     rules = make_rules(args.variant, **settings)
     from agents import make_agent
 
-    agents = {name: make_agent(name, rules) for name in args.agents}
+    try:
+        agents = {name: make_agent(name, rules) for name in args.agents}
+    except ValueError as err:
+        print(f"python -m training.evaluate: error: {err}", file=sys.stderr)
+        return 2
     result = evaluate(agents, rules, args.deals, args.seed, num_games=args.games,
                       batch_size=args.batch_size, progress=not args.quiet)  # fmt: skip
     paths = result.save(Path(args.out), plot=not args.no_plot)
