@@ -98,6 +98,9 @@ def choose_follow(view: ObsView, legal: np.ndarray) -> np.ndarray:
       suit; with seats still to play, prefer a plain boss card, which nobody
       can beat without trump.
     * Cannot win: throw the lowest card (``throw_cost``).
+
+    Five-handed, the hidden partner thus reveals itself only when the called
+    card is its cheapest way to take a trick from the defenders.
     """
     rows = np.arange(view.batch_size)
     friend_winning = view.known_friends[rows, np.maximum(view.winning_seat, 0)] & (view.winning_seat >= 0)
