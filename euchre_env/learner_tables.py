@@ -70,7 +70,7 @@ def check_seat(seat: object, num_players: int) -> int | None:
 
 
 def seeds_to_array(seeds: object, n: int, name: str = "seed") -> np.ndarray:
-    """(n,) uint64 from one int (``seed + i`` for table ``i``) or ``n`` ints.
+    """(n,) uint64 from one int (``seed + i`` for table ``i``) or ``n`` ints (a list: each below 2**63).
 
     Raises:
         ValueError: naming ``name`` for anything else.
@@ -79,13 +79,12 @@ def seeds_to_array(seeds: object, n: int, name: str = "seed") -> np.ndarray:
         if not 0 <= seeds < 2**64:
             raise ValueError(f"{name} must be a non-negative integer below 2**64, got {seeds!r}")
         return np.arange(n, dtype=np.uint64) + np.uint64(seeds)
-    arr = np.asarray(seeds, dtype=object).reshape(-1)
-    ok = arr.size == n and all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in arr)
-    if not ok or any(not 0 <= s < 2**64 for s in arr):
+    arr = np.asarray(seeds)
+    if arr.shape != (n,) or arr.dtype.kind not in "iu" or (arr < 0).any():
         raise ValueError(
             f"{name} must be None, an int, or {n} non-negative ints (one per table), got {seeds!r}"
         )
-    return np.array([int(s) for s in arr], dtype=np.uint64)
+    return arr.astype(np.uint64)
 
 
 class LearnerTables:

@@ -42,8 +42,8 @@ class EuchreSB3VecEnv(VecEnv):
     A table whose episode ends is reset in the same step: ``dones[i]`` is
     True, the returned observation is the new episode's first one, and
     ``infos[i]`` holds ``"terminal_observation"``, ``"TimeLimit.truncated"``
-    (always False) and ``"hand"``, the last hand's summary arrays for that
-    table. ``action_masks()`` gives the (B, 93) masks for the observations
+    (always False) and ``"hand"``, a numpy record of the last hand's summary
+    (fields as the ``EuchreVectorEnv`` infos: ``hand["points"]`` etc.). ``action_masks()`` gives the (B, 93) masks for the observations
     just returned. Illegal actions raise
     :class:`euchre_env.engine.IllegalActionError`.
 
@@ -134,12 +134,13 @@ class EuchreSB3VecEnv(VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         ended = np.flatnonzero(dones)
         if ended.size:
-            summary = tables.summary()
-            for i in ended.tolist():  # SB3's per-table info dicts
+            terminal = obs[ended]  # (n, D) copy: obs rows are overwritten below
+            hands = _records(tables.summary(), ended)
+            for k, i in enumerate(ended.tolist()):  # SB3's per-table info dicts
                 infos[i] = {
-                    "terminal_observation": obs[i].copy(),
+                    "terminal_observation": terminal[k],
                     "TimeLimit.truncated": False,
-                    "hand": {k: v[i] for k, v in summary.items()},
+                    "hand": hands[k],
                 }
             tables.start(ended)
             tables.advance()
@@ -177,6 +178,16 @@ class EuchreSB3VecEnv(VecEnv):
     def _observe(self) -> np.ndarray:
         self._masks = self._tables.action_masks()
         return self._tables.observe()
+
+
+def _records(summary: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
+    """(n,) structured array: one record per table in ``rows`` with the fields of ``summary``."""
+    cols = {k: v[rows] for k, v in summary.items()}
+    dtype = [(k, v.dtype, v.shape[1:]) for k, v in cols.items()]
+    out = np.empty(rows.size, dtype=dtype)
+    for k, v in cols.items():
+        out[k] = v
+    return out
 
 
 def _deals(options: Sequence[dict[str, Any]]) -> dict[int, Any] | None:

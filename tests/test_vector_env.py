@@ -211,12 +211,13 @@ def test_sb3_vec_env_same_step_reset_matches_single_envs(variant: str) -> None:
         act = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         vobs, vrew, vdone, vinfos = venv.step(act)
         for i, env in enumerate(envs):
-            obs, rew, term, _, _ = env.step(int(act[i]))
+            obs, rew, term, _, info = env.step(int(act[i]))
             assert rew == vrew[i] and term == vdone[i], f"[{t}] table {i}: reward/done differ"
             if term:
                 dones_seen += 1
                 assert np.array_equal(vinfos[i]["terminal_observation"], obs), f"[{t}] terminal obs"
                 assert vinfos[i]["TimeLimit.truncated"] is False, "never truncated"
+                assert vinfos[i]["hand"]["points"].tolist() == info["hand"]["points"], f"[{t}] hand summary"
                 obs, _ = env.reset()
             assert np.array_equal(vobs[i], obs), f"[{t}] table {i}: observation differs"
     assert dones_seen > 0, "the run should include same-step resets"
