@@ -44,6 +44,7 @@ _OPP_SALT = np.uint64(0x0BB0_9E27_5A11_D3C7)
 _DONE = np.int8(Phase.DONE)
 _PHASE_DERIVED = ("phase", "mask_base", "mask_bits")  # restored for rows held out of a step
 _SHRINK_BELOW = 256  # keep stepping the whole batch while it has at most this many rows
+_SHRINK_FRACTION = 0.5  # else continue on just the moving rows once fewer than this share move
 
 
 def mix(x: np.ndarray) -> np.ndarray:
@@ -287,7 +288,7 @@ class LearnerTables:
             count = int(np.count_nonzero(need))
             if count == 0:
                 break
-            if count * 2 < idx.size and idx.size > _SHRINK_BELOW:
+            if count < _SHRINK_FRACTION * idx.size and idx.size > _SHRINK_BELOW:
                 self._write_back(idx, sub)
                 keep = np.flatnonzero(need)
                 idx, sub, seat, need = idx[keep], self.state.take(idx[keep]), seat[keep], need[keep]
