@@ -151,6 +151,72 @@ def openspiel_decisions_per_hand(hands: int = 2000) -> float:
     return total / hands
 
 
+def aec_loop(variant: str, wrapped: bool) -> Callable[[float], tuple[int, float]]:
+    """The PettingZoo AEC loop: ``agent_iter``, ``last``, a random legal action from the mask, ``step``."""
+    from euchre_env.aec_env import env as make_env
+    from euchre_env.aec_env import raw_env
+
+    env = make_env(variant) if wrapped else raw_env(variant)
+    rng = np.random.default_rng(0)
+    episode = 0
+
+    def run(seconds: float) -> tuple[int, float]:
+        nonlocal episode
+        n, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            env.reset(seed=episode)
+            episode += 1
+            for _agent in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[int(rng.random() * legal.size)]))
+                n += 1
+        return n, time.perf_counter() - start
+
+    return run
+
+
+def vector_env_loop(variant: str, num_envs: int) -> Callable[[float], tuple[int, float]]:
+    """``EuchreVectorEnv`` against random opponents: every decision (learner and opponents) counts.
+
+    Each step returns float32 observations ``(B, D)`` and bool masks ``(B, A)``.
+    """
+    from euchre_env.vector_env import EuchreVectorEnv
+
+    env = EuchreVectorEnv(num_envs, variant)
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def run(seconds: float) -> tuple[int, float]:
+        nonlocal info
+        tables = env.tables
+        before = tables.learner_decisions + tables.opponent_decisions
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            masks = info["action_mask"]
+            counts = np.cumsum(masks, axis=1)
+            rank = (rng.random(num_envs) * counts[:, -1]).astype(np.int64)
+            _, _, _, _, info = env.step(np.argmax(counts > rank[:, None], axis=1))
+        return tables.learner_decisions + tables.opponent_decisions - before, time.perf_counter() - start
+
+    return run
+
+
+def bench_envs(seconds: float, repeats: int, num_envs: int = 4096) -> dict[str, Any]:
+    """AEC loop (raw and wrapped) and vector-env decisions/s for both variants."""
+    out: dict[str, Any] = {}
+    for variant in ("four_handed", "five_handed"):
+        out[variant] = {
+            "aec_raw": _best_rate(aec_loop(variant, wrapped=False), seconds, repeats),
+            "aec_wrapped": _best_rate(aec_loop(variant, wrapped=True), seconds, repeats),
+            f"vector_env_{num_envs}": _best_rate(vector_env_loop(variant, num_envs), seconds, repeats),
+        }
+    return out
+
+
 def bench_engine(seconds: float, repeats: int, batch_sizes: tuple[int, ...] = BATCH_SIZES) -> dict[str, Any]:
     """Engine decisions/s for both variants at each batch size, plus state bytes per table."""
     results: dict[str, Any] = {}
@@ -173,6 +239,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--repeats", type=int, default=3, help="timed windows per figure (best is kept)")
     ap.add_argument("--batch-sizes", type=int, nargs="+", default=list(BATCH_SIZES))
     ap.add_argument("--json", type=str, default=None, help="also write the figures to this file")
+    ap.add_argument("--engine-only", action="store_true", help="skip the environment figures")
     args = ap.parse_args(argv)
     out: dict[str, Any] = {"machine": platform.processor() or platform.machine(), "python": platform.python_version()}
     ref_tensor = openspiel_random_play(args.seconds, read_tensor=True)
@@ -182,6 +249,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "openspiel_cpp_random_bots": None if ref_cpp is None else ref_cpp[0] / ref_cpp[1],
     }
     out["engine"] = bench_engine(args.seconds, args.repeats, tuple(args.batch_sizes))
+    if not args.engine_only:
+        out["envs"] = bench_envs(args.seconds, args.repeats)
     _print(out)
     if args.json:
         with open(args.json, "w") as f:
@@ -202,6 +271,14 @@ def _print(out: dict[str, Any]) -> None:
             ratio = f"  {rate / cpp:5.2f}x OpenSpiel C++" if cpp else ""
             print(f"    batch {b:>6}: {rate:>12,.0f} decisions/s{ratio}")
         print(f"    batch   4096 with bool (B, A) masks: {res['full_mask_4096']:>12,.0f} decisions/s")
+    py_ref = ref["openspiel_python_loop_with_infostate"]
+    for variant, res in out.get("envs", {}).items():
+        print(f"environments, {variant}:")
+        for name, rate in res.items():
+            against = py_ref if name.startswith("aec") else cpp
+            label = "OpenSpiel Python loop" if name.startswith("aec") else "OpenSpiel C++"
+            ratio = f"  {rate / against:5.2f}x {label}" if against else ""
+            print(f"  {name:22s} {rate:>12,.0f} decisions/s{ratio}")
 
 
 if __name__ == "__main__":

@@ -24,8 +24,6 @@ so their draws depend on which rows share a call.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from euchre_env import engine
@@ -42,7 +40,6 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _SEAT_SALT = np.uint64(0x5EA7_0F_1EA2_7E25)
 _OPP_SALT = np.uint64(0x0BB0_9E27_5A11_D3C7)
 _DONE = np.int8(Phase.DONE)
-_PHASE_DERIVED = ("phase", "mask_base", "mask_bits")  # restored for rows held out of a step
 _SHRINK_BELOW = 256  # keep stepping the whole batch while it has at most this many rows
 _SHRINK_FRACTION = 0.5  # else continue on just the moving rows once fewer than this share move
 
@@ -254,22 +251,9 @@ class LearnerTables:
 
     # --- internals --------------------------------------------------------
     def _step_rows(self, s: State, acts: np.ndarray, moving: np.ndarray, idx: np.ndarray) -> State:
-        """One engine step for the rows ``moving`` of ``s`` (table ids ``idx``); other rows keep their state.
-
-        Rows that must wait are shown to the engine as finished, which it
-        leaves untouched (its documented contract); their phase and the legal
-        sets the engine derived from it are then restored.
-        """
-        hold = ~moving & (s.phase != _DONE)
-        if hold.any():
-            shown = copy.copy(s)  # shallow: only ``phase`` differs
-            shown.phase = np.where(hold, _DONE, s.phase)
-            new = engine.step(shown, acts, self.rules)
-            for name in _PHASE_DERIVED:
-                getattr(new, name)[hold] = getattr(s, name)[hold]
-        else:
-            new = engine.step(s, acts, self.rules)
-        ended = np.flatnonzero(new.hand_over)
+        """One engine step for the rows ``moving`` of ``s`` (table ids ``idx``); other rows keep their state."""
+        new = engine.step(s, acts, self.rules, active=moving)
+        ended = np.flatnonzero(new.hand_over & moving)
         if ended.size:
             pts = engine.rewards(new, self.rules, self.zero_sum)  # (n, P)
             tables = idx[ended]

@@ -118,15 +118,21 @@ def init_state(
 
 
 def _check_seeds(seeds: Sequence[int] | np.ndarray, batch_size: int | None) -> np.ndarray:
-    arr = np.asarray(seeds)
+    arr = seeds if isinstance(seeds, np.ndarray) else np.array(list(seeds), dtype=object)
     if arr.ndim != 1 or arr.size == 0 or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == object):
         raise ValueError(f"seeds must be a 1-D sequence of non-negative integers, got {seeds!r}")
-    values = [int(v) for v in arr.tolist()]
-    if any(v < 0 or v >= 2**64 for v in values):
-        raise ValueError(f"seeds must be integers in 0..2**64-1, got {seeds!r}")
-    if batch_size is not None and len(values) != batch_size:
-        raise ValueError(f"seeds has {len(values)} entries but batch_size is {batch_size}")
-    return np.array(values, dtype=np.uint64)
+    if arr.dtype == object:  # Python ints (any size): check each
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in arr.tolist()):
+            raise ValueError(f"seeds must be non-negative integers, got {seeds!r}")
+        values = [int(v) for v in arr.tolist()]
+        if any(v < 0 or v >= 2**64 for v in values):
+            raise ValueError(f"seeds must be non-negative integers below 2**64, got {seeds!r}")
+        arr = np.array(values, dtype=np.uint64)
+    elif arr.dtype.kind == "i" and (arr < 0).any():
+        raise ValueError(f"seeds must be non-negative integers, got {seeds!r}")
+    if batch_size is not None and arr.size != batch_size:
+        raise ValueError(f"seeds has {arr.size} entries but batch_size is {batch_size}")
+    return arr.astype(np.uint64)
 
 
 def _given_deals(deals: Deals | None, b: int) -> list[tuple[int, Mapping[str, Any]]]:
@@ -170,7 +176,9 @@ _HANDLERS = (  # one transition function per phase, as plain ints for speed
 _DONE = int(Phase.DONE)
 
 
-def step(s: State, action: np.ndarray | Sequence[int], rules: RulesConfig) -> State:
+def step(
+    s: State, action: np.ndarray | Sequence[int], rules: RulesConfig, active: np.ndarray | None = None
+) -> State:
     """Apply one action per table and return the new state (``s`` is not changed).
 
     Args:
@@ -178,14 +186,21 @@ def step(s: State, action: np.ndarray | Sequence[int], rules: RulesConfig) -> St
         action: int array (B,): an action id for each live table; ignored for
             done tables.
         rules: the game's rules.
+        active: optional bool array (B,): only these tables move; the others
+            keep their state exactly (their action is ignored).
 
     Raises:
-        ValueError: ``action`` has the wrong shape or type.
+        ValueError: ``action`` or ``active`` has the wrong shape or type.
         IllegalActionError: an action is not legal at its table.
     """
     a = _check_actions(s, action)
     base, bits = s.mask_base.astype(np.int64), s.mask_bits
     live = s.phase != _DONE
+    if active is not None:
+        active = np.asarray(active)
+        if active.shape != (s.batch_size,) or active.dtype != np.bool_:
+            raise ValueError(f"active must be a bool array of shape ({s.batch_size},), got {active.dtype} {active.shape}")
+        live = live & active
     off = a - base
     inside = (off >= 0) & (off < 64)
     legal = inside & ((bits >> np.where(inside, off, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
@@ -193,11 +208,16 @@ def step(s: State, action: np.ndarray | Sequence[int], rules: RulesConfig) -> St
     if bad.any():
         raise _illegal(s, a, base, bits, int(np.flatnonzero(bad)[0]))
     new = s.copy()
-    new.hand_over[:] = False
-    present = np.bincount(s.phase, minlength=len(Phase))
+    if active is None:
+        phase_of = s.phase
+        new.hand_over[:] = False
+    else:
+        phase_of = np.where(live, s.phase, _DONE)
+        new.hand_over[active] = False
+    present = np.bincount(phase_of, minlength=len(Phase))
     for phase, handler in _HANDLERS:
         if present[phase]:
-            rows = np.flatnonzero(s.phase == phase)
+            rows = np.flatnonzero(phase_of == phase)
             thrown = handler(new, rows, a[rows], rules)
             if thrown:
                 play.end_hand(new, thrown[0], rules, thrown_in=True)

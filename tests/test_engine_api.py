@@ -1,0 +1,63 @@
+"""Engine API details: stepping a subset of tables, seeds, state size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from euchre_env import engine as E
+from euchre_env.rules import PRESETS
+
+
+@pytest.mark.parametrize("name", ["five_handed", "four_handed"])
+def test_step_active_moves_only_active_tables(name: str) -> None:
+    """engine.step(active=...) leaves the other tables exactly as they were, and moves the rest as a full step."""
+    rules = PRESETS[name]
+    rng = np.random.default_rng(3)
+    s = E.init_state(rules, 256, rng=rng)
+    for t in range(40):
+        acts = E.sample_legal(s, rules, rng)
+        active = rng.random(256) < 0.5
+        new = E.step(s, acts, rules, active=active)
+        full = E.step(s, acts, rules)
+        held, moved = np.flatnonzero(~active), np.flatnonzero(active)
+        assert new.take(held) == s.take(held), f"[{t}] an inactive table changed"
+        assert new.take(moved) == full.take(moved), f"[{t}] active tables differ from a full step"
+        s = new
+
+
+def test_step_active_ignores_illegal_actions_of_inactive_tables() -> None:
+    """An inactive table's action is not checked (it does not move)."""
+    rules = PRESETS["four_handed"]
+    s = E.init_state(rules, 2, rng=np.random.default_rng(0))
+    acts = E.sample_legal(s, rules, np.random.default_rng(1))
+    acts[1] = 0  # play 8C: never legal while bidding
+    E.step(s, acts, rules, active=np.array([True, False]))
+    with pytest.raises(E.IllegalActionError, match="illegal action 0"):
+        E.step(s, acts, rules)
+
+
+def test_step_active_rejects_bad_mask() -> None:
+    """A wrong-shaped or non-bool active mask is a ValueError naming it."""
+    rules = PRESETS["four_handed"]
+    s = E.init_state(rules, 2, rng=np.random.default_rng(0))
+    acts = E.sample_legal(s, rules, np.random.default_rng(1))
+    with pytest.raises(ValueError, match="active must be a bool array"):
+        E.step(s, acts, rules, active=np.array([1, 0]))
+
+
+def test_seeds_accept_numpy_and_python_ints_and_reject_negative() -> None:
+    """Seeds may be any non-negative integers up to 2**64-1; negatives are a ValueError."""
+    rules = PRESETS["four_handed"]
+    a = E.init_state(rules, seeds=np.array([1, 2**63 + 5], dtype=np.uint64))
+    b = E.init_state(rules, seeds=[1, 2**63 + 5])
+    assert a == b, "uint64 array and Python int seeds must deal the same"
+    with pytest.raises(ValueError, match="non-negative"):
+        E.init_state(rules, seeds=[3, -1])
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_state_is_at_most_256_bytes_per_table(name: str) -> None:
+    """The issue's size budget: at most 256 bytes of state per table."""
+    s = E.init_state(PRESETS[name], 16, rng=np.random.default_rng(0))
+    assert s.nbytes_per_table <= 256, f"{s.nbytes_per_table} bytes per table"
