@@ -57,14 +57,13 @@ class Table:
         self._p = rules.num_players
         self._next = NEXT_ACTIVE[self._p].tolist()
         self._num_active = NUM_ACTIVE[self._p].tolist()
-        self._obs: tuple[dict[str, int], int, list[int]] | None = None
+        self._obs: _ObsConsts | None = None
         self._load(state.take([row]))
 
-    def _obs_consts(self) -> tuple[dict[str, int], int, list[int]]:
-        """Observation offsets, size and score thresholds, looked up once per table."""
+    def _obs_consts(self) -> _ObsConsts:
+        """Observation offsets of this table's rules, built once per table."""
         if self._obs is None:
-            lay = obs_layout(self.rules)
-            self._obs = (dict(lay.offsets), lay.size, score_thresholds(self.rules).tolist())
+            self._obs = _ObsConsts(self.rules)
         return self._obs
 
     # --- conversion ---------------------------------------------------------
@@ -271,63 +270,91 @@ def observe(t: Table, viewer: int, dtype: type = np.float32) -> np.ndarray:
     Returns:
         Array of shape ``(obs_layout(rules).size,)``.
     """
-    rules = t.rules
-    at, size, thresholds = t._obs_consts()
-    p = rules.num_players
-    nbins = len(thresholds)
-    on: list[int] = []
-    rel = [(viewer + r) % p for r in range(p)]  # absolute seat of each relative seat
-    # Card sets.
-    sets = [t.hands[viewer], 1 << t.upcard, (1 << t.discard) if t.dealer == viewer and t.discard >= 0 else 0]
-    if rules.called_card:
+    k = t._obs_consts()
+    p = t._p
+    rel = k.rel[viewer]  # absolute seat of each relative seat
+    dealer, maker, turn = t.dealer, t.maker, t.turn
+    # Card sets, spread to one byte per card with one numpy call.
+    trick = t.trick_cards[t.trick_no] if t.trick_no < NUM_TRICKS else k.no_trick
+    sets = [t.hands[viewer], 1 << t.upcard, (1 << t.discard) if dealer == viewer and t.discard >= 0 else 0]
+    if k.five:
         sets.append((1 << t.called) if t.called >= 0 else 0)
-    live = t.trick_no < NUM_TRICKS
-    trick = t.trick_cards[t.trick_no] if live else None
-    sets += [(1 << trick[a]) if live and trick[a] >= 0 else 0 for a in rel]
+    sets += [(1 << trick[a]) if trick[a] >= 0 else 0 for a in rel]
     sets += [t.played_by[a] for a in rel]
     sets += t.trick_bits
-    card_bytes = np.take(SPREAD_BITS, np.array(sets, dtype="<u4").view(np.uint8)).view(np.uint8)  # (K * 32,)
+    card_bytes = np.take(SPREAD_BITS, np.array(sets, dtype="<u4").view(np.uint8)).tobytes()
     # Flags.
-    made = t.maker >= 0
-    bidding = t.phase in (_BID_UPCARD, _BID_SUIT)
-    stop = (t.maker - t.dealer - 1) % p if made else ((t.turn - t.dealer - 1) % p if bidding else p)
-    stop1, stop2 = (p, stop) if t.bid_round == 2 else (stop, 0)
-    for r, a in enumerate(rel):
-        pos = (a - t.dealer - 1) % p
-        if pos < stop1:
-            on.append(at["passed_round_1"] + r)
-        if pos < stop2:
-            on.append(at["passed_round_2"] + r)
-        if t.out >> a & 1:
-            on.append(at["sitting_out"] + r)
-        first = at["tricks_won"] + r * NUM_TRICKS
-        on.extend(range(first, first + t.tricks_won[a]))
-        first = at["scores"] + r * nbins
-        on.extend(range(first, first + bisect.bisect_right(thresholds, t.scores[a])))
-    if made and t.bid_round == 1:
-        on.append(at["upcard_taken"])
-    if t.alone:
-        on.append(at["alone"])
-    if rules.called_card and t.partner == viewer and t.called >= 0:
-        on.append(at["i_hold_called"])
-    # One-hots.
-    on.append(at["dealer"] + (t.dealer - viewer) % p)
+    made = maker >= 0
     if made:
-        on += [at["maker"] + (t.maker - viewer) % p, at["maker_round"] + t.bid_round - 1]
+        stop = (maker - dealer - 1) % p
+    elif t.phase == _BID_UPCARD or t.phase == _BID_SUIT:
+        stop = (turn - dealer - 1) % p
+    else:
+        stop = p
+    stop1, stop2 = (p, stop) if t.bid_round == 2 else (stop, 0)
+    on: list[int] = []
+    out, tricks_won, scores = t.out, t.tricks_won, t.scores
+    for r, a in enumerate(rel):
+        pos = (a - dealer - 1) % p
+        if pos < stop1:
+            on.append(k.passed1 + r)
+        if pos < stop2:
+            on.append(k.passed2 + r)
+        if out >> a & 1:
+            on.append(k.sitting_out + r)
+        first = k.tricks_won + r * NUM_TRICKS
+        on.extend(range(first, first + tricks_won[a]))
+        first = k.scores + r * k.nbins
+        on.extend(range(first, first + bisect.bisect_right(k.thresholds, scores[a])))
+    if made and t.bid_round == 1:
+        on.append(k.upcard_taken)
+    if t.alone:
+        on.append(k.alone)
+    # One-hots.
+    on.append(k.dealer + (dealer - viewer) % p)
+    if made:
+        on += [k.maker + (maker - viewer) % p, k.maker_round + t.bid_round - 1]
     if t.trump < cards.NUM_SUITS:
-        on.append(at["trump"] + t.trump)
-    if rules.called_card:
+        on.append(k.trump + t.trump)
+    if k.five:
+        if t.partner == viewer and t.called >= 0:
+            on.append(k.i_hold_called)
         if t.revealed >= 0:
-            on.append(at["revealed_by"] + (t.partner - viewer) % p)
+            on.append(k.other + (t.partner - viewer) % p)
     elif t.defender_alone >= 0:
-        on.append(at["defender_alone"] + (t.defender_alone - viewer) % p)
-    for k, w in enumerate(t.trick_winner):
-        if w >= 0:
-            on.append(at["trick_winner"] + k * p + (w - viewer) % p)
-    if t.turn >= 0:
-        on.append(at["to_act"] + (t.turn - viewer) % p)
-    on.append(at["phase"] + t.phase)
-    obs = np.zeros(size, dtype=dtype)
-    obs[: card_bytes.size] = card_bytes
-    obs[on] = 1
-    return obs
+        on.append(k.other + (t.defender_alone - viewer) % p)
+    for i, w in enumerate(t.trick_winner):
+        if w < 0:
+            break
+        on.append(k.trick_winner + i * p + (w - viewer) % p)
+    if turn >= 0:
+        on.append(k.to_act + (turn - viewer) % p)
+    on.append(k.phase + t.phase)
+    buf = bytearray(k.size)
+    buf[: len(card_bytes)] = card_bytes
+    for i in on:
+        buf[i] = 1
+    return np.frombuffer(buf, dtype=np.uint8).astype(dtype)
+
+
+class _ObsConsts:
+    """Observation offsets of one rules configuration, as plain attributes (looked up once)."""
+
+    def __init__(self, rules: RulesConfig) -> None:
+        lay = obs_layout(rules)
+        at = lay.offsets
+        p = rules.num_players
+        self.size = lay.size
+        self.five = rules.called_card
+        self.rel = [[(v + r) % p for r in range(p)] for v in range(p)]
+        self.no_trick = [-1] * p
+        self.thresholds = score_thresholds(rules).tolist()
+        self.nbins = len(self.thresholds)
+        self.passed1, self.passed2 = at["passed_round_1"], at["passed_round_2"]
+        self.sitting_out, self.tricks_won, self.scores = at["sitting_out"], at["tricks_won"], at["scores"]
+        self.upcard_taken, self.alone = at["upcard_taken"], at["alone"]
+        self.i_hold_called = at.get("i_hold_called", -1)
+        self.other = at["revealed_by"] if self.five else at["defender_alone"]
+        self.dealer, self.maker, self.maker_round = at["dealer"], at["maker"], at["maker_round"]
+        self.trump, self.trick_winner = at["trump"], at["trick_winner"]
+        self.to_act, self.phase = at["to_act"], at["phase"]
