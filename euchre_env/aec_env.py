@@ -510,7 +510,7 @@ class raw_env(AECEnv, EzPickle):
         if t.done:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self.agent_selection = agent_name(t.turn)
+            self.agent_selection = self.possible_agents[t.turn]
         self._set_infos()
         self._accumulate_rewards()
         if self.render_mode == "human":

@@ -58,6 +58,7 @@ class Table:
         self._next = NEXT_ACTIVE[self._p].tolist()
         self._num_active = NUM_ACTIVE[self._p].tolist()
         self._obs: _ObsConsts | None = None
+        self._static_obs: dict[int, tuple[tuple[int, int], list[int]]] = {}  # observe's PLAY-phase cache
         self._load(state.take([row]))
 
     def _obs_consts(self) -> _ObsConsts:
@@ -103,9 +104,10 @@ class Table:
 
     def legal_mask(self, dtype: type = np.int8) -> np.ndarray:
         """Legal-action mask of the seat to act, shape (A,)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=dtype)
-        mask[self.legal_actions()] = 1
-        return mask
+        buf = bytearray(NUM_ACTIONS)
+        for a in self.legal_actions():
+            buf[a] = 1
+        return np.frombuffer(buf, dtype=np.int8).astype(dtype)
 
     # --- transitions ---------------------------------------------------------
     def step(self, action: int) -> None:
@@ -267,34 +269,67 @@ class Table:
 def observe(t: Table, viewer: int, dtype: type = np.float32) -> np.ndarray:
     """Seat ``viewer``'s observation of table ``t``: ``encoding.encode`` for one row.
 
+    The pieces fixed during trick play (bids, declarations, scores, ...) are
+    cached per viewer while the table is in the PLAY phase.
+
     Returns:
         Array of shape ``(obs_layout(rules).size,)``.
     """
     k = t._obs_consts()
     p = t._p
     rel = k.rel[viewer]  # absolute seat of each relative seat
-    dealer, maker, turn = t.dealer, t.maker, t.turn
     # Card sets, spread to one byte per card with one numpy call.
     trick = t.trick_cards[t.trick_no] if t.trick_no < NUM_TRICKS else k.no_trick
-    sets = [t.hands[viewer], 1 << t.upcard, (1 << t.discard) if dealer == viewer and t.discard >= 0 else 0]
+    sets = [t.hands[viewer], 1 << t.upcard, (1 << t.discard) if t.dealer == viewer and t.discard >= 0 else 0]
     if k.five:
         sets.append((1 << t.called) if t.called >= 0 else 0)
     sets += [(1 << trick[a]) if trick[a] >= 0 else 0 for a in rel]
     sets += [t.played_by[a] for a in rel]
     sets += t.trick_bits
     card_bytes = np.take(SPREAD_BITS, np.array(sets, dtype="<u4").view(np.uint8)).tobytes()
-    # Flags.
+    if t.phase == _PLAY:
+        key = (t.hand_no, t.revealed)
+        cached = t._static_obs.get(viewer)
+        if cached is None or cached[0] != key:
+            cached = (key, _static_on(t, viewer, k))
+            t._static_obs[viewer] = cached
+        on = list(cached[1])
+    else:
+        on = _static_on(t, viewer, k)
+    # Pieces that change during trick play.
+    tricks_won = t.tricks_won
+    for r, a in enumerate(rel):
+        first = k.tricks_won + r * NUM_TRICKS
+        on.extend(range(first, first + tricks_won[a]))
+    for i, w in enumerate(t.trick_winner):
+        if w < 0:
+            break
+        on.append(k.trick_winner + i * p + (w - viewer) % p)
+    if t.turn >= 0:
+        on.append(k.to_act + (t.turn - viewer) % p)
+    on.append(k.phase + t.phase)
+    buf = bytearray(k.size)
+    buf[: len(card_bytes)] = card_bytes
+    for i in on:
+        buf[i] = 1
+    return np.frombuffer(buf, dtype=np.uint8).astype(dtype)
+
+
+def _static_on(t: Table, viewer: int, k: _ObsConsts) -> list[int]:
+    """Indices set by the pieces that do not change during trick play."""
+    p = t._p
+    dealer, maker = t.dealer, t.maker
     made = maker >= 0
     if made:
         stop = (maker - dealer - 1) % p
     elif t.phase == _BID_UPCARD or t.phase == _BID_SUIT:
-        stop = (turn - dealer - 1) % p
+        stop = (t.turn - dealer - 1) % p
     else:
         stop = p
     stop1, stop2 = (p, stop) if t.bid_round == 2 else (stop, 0)
     on: list[int] = []
-    out, tricks_won, scores = t.out, t.tricks_won, t.scores
-    for r, a in enumerate(rel):
+    out, scores = t.out, t.scores
+    for r, a in enumerate(k.rel[viewer]):
         pos = (a - dealer - 1) % p
         if pos < stop1:
             on.append(k.passed1 + r)
@@ -302,15 +337,12 @@ def observe(t: Table, viewer: int, dtype: type = np.float32) -> np.ndarray:
             on.append(k.passed2 + r)
         if out >> a & 1:
             on.append(k.sitting_out + r)
-        first = k.tricks_won + r * NUM_TRICKS
-        on.extend(range(first, first + tricks_won[a]))
         first = k.scores + r * k.nbins
         on.extend(range(first, first + bisect.bisect_right(k.thresholds, scores[a])))
     if made and t.bid_round == 1:
         on.append(k.upcard_taken)
     if t.alone:
         on.append(k.alone)
-    # One-hots.
     on.append(k.dealer + (dealer - viewer) % p)
     if made:
         on += [k.maker + (maker - viewer) % p, k.maker_round + t.bid_round - 1]
@@ -323,18 +355,7 @@ def observe(t: Table, viewer: int, dtype: type = np.float32) -> np.ndarray:
             on.append(k.other + (t.partner - viewer) % p)
     elif t.defender_alone >= 0:
         on.append(k.other + (t.defender_alone - viewer) % p)
-    for i, w in enumerate(t.trick_winner):
-        if w < 0:
-            break
-        on.append(k.trick_winner + i * p + (w - viewer) % p)
-    if turn >= 0:
-        on.append(k.to_act + (turn - viewer) % p)
-    on.append(k.phase + t.phase)
-    buf = bytearray(k.size)
-    buf[: len(card_bytes)] = card_bytes
-    for i in on:
-        buf[i] = 1
-    return np.frombuffer(buf, dtype=np.uint8).astype(dtype)
+    return on
 
 
 class _ObsConsts:
