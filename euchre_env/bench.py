@@ -32,47 +32,34 @@ def _best_rate(run: Callable[[float], tuple[int, float]], seconds: float, repeat
     return max(n / dt for n, dt in (run(seconds) for _ in range(repeats)))
 
 
-def engine_random_play(rules: RulesConfig, batch_size: int, seed: int = 0) -> Callable[[float], tuple[int, float]]:
+def engine_random_play(
+    rules: RulesConfig, batch_size: int, seed: int = 0, bool_masks: bool = False
+) -> Callable[[float], tuple[int, float]]:
     """Uniformly random legal play through whole hands, ``batch_size`` tables at once.
 
     Tables deal on by themselves (a game to an unreachable target), so every
-    step advances every table: legal set -> random choice -> step.
+    step advances every table: legal set -> random choice -> step. With
+    ``bool_masks`` the choice is made from the expanded ``(B, A)`` bool mask.
     """
     game = make_rules(rules.variant, stick_the_dealer=rules.stick_the_dealer,
                       defend_alone=rules.defend_alone, episode="game", points_to_win=1000)
     rng = np.random.default_rng(seed)
     state = engine.init_state(game, batch_size, rng=rng)
 
+    def choose() -> np.ndarray:
+        if bool_masks:
+            mask = engine.legal_action_mask(state)
+            return np.argmax(mask * rng.random(mask.shape), axis=1)
+        base, bits = engine.legal_bits(state)
+        return engine.sample_bits(base, bits, rng.random(batch_size))
+
     def run(seconds: float) -> tuple[int, float]:
         nonlocal state
         n, start = 0, time.perf_counter()
         while True:
             for _ in range(10):
-                base, bits = engine.legal_bits(state)
-                act = engine.sample_bits(base, bits, rng.random(batch_size))
-                state = engine.step(state, act, game)
+                state = engine.step(state, choose(), game)
             n += 10 * batch_size
-            dt = time.perf_counter() - start
-            if dt >= seconds:
-                return n, dt
-
-    return run
-
-
-def engine_random_play_full_mask(rules: RulesConfig, batch_size: int, seed: int = 0) -> Callable[[float], tuple[int, float]]:
-    """As ``engine_random_play`` but expanding the bool ``(B, A)`` mask every step."""
-    game = make_rules(rules.variant, episode="game", points_to_win=1000)
-    rng = np.random.default_rng(seed)
-    state = engine.init_state(game, batch_size, rng=rng)
-
-    def run(seconds: float) -> tuple[int, float]:
-        nonlocal state
-        n, start = 0, time.perf_counter()
-        while True:
-            mask = engine.legal_action_mask(state)
-            act = np.argmax(mask * rng.random(mask.shape), axis=1)
-            state = engine.step(state, act, game)
-            n += batch_size
             dt = time.perf_counter() - start
             if dt >= seconds:
                 return n, dt
@@ -225,7 +212,7 @@ def bench_engine(seconds: float, repeats: int, batch_sizes: tuple[int, ...] = BA
         rows = {}
         for b in batch_sizes:
             rows[b] = _best_rate(engine_random_play(rules, b), seconds, repeats)
-        full = _best_rate(engine_random_play_full_mask(rules, 4096), seconds, repeats)
+        full = _best_rate(engine_random_play(rules, 4096, bool_masks=True), seconds, repeats)
         state = engine.init_state(rules, 8, rng=np.random.default_rng(0))
         results[variant] = {"decisions_per_s": rows, "full_mask_4096": full,
                             "state_bytes_per_table": state.nbytes_per_table}

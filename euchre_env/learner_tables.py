@@ -29,27 +29,18 @@ import numpy as np
 from euchre_env import engine
 from euchre_env.actions import NUM_ACTIONS, Phase, describe
 from euchre_env.encoding import encode
-from euchre_env.engine import IllegalActionError, expand, legal_bits
+from euchre_env.engine import IllegalActionError, expand, is_legal, legal_bits
+from euchre_env.engine.deal import splitmix64 as mix
 from euchre_env.policies import Opponents, normalize_opponents
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
 _SEAT_SALT = np.uint64(0x5EA7_0F_1EA2_7E25)
 _OPP_SALT = np.uint64(0x0BB0_9E27_5A11_D3C7)
 _DONE = np.int8(Phase.DONE)
 _SHRINK_BELOW = 256  # keep stepping the whole batch while it has at most this many rows
 _SHRINK_FRACTION = 0.5  # else continue on just the moving rows once fewer than this share move
-
-
-def mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser, elementwise over a uint64 array (wrapping arithmetic)."""
-    z = np.asarray(x, dtype=np.uint64) + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
 
 
 def check_seat(seat: object, num_players: int) -> int | None:
@@ -190,7 +181,7 @@ class LearnerTables:
         """
         s = self.state
         base, bits = legal_bits(s, self.rules)
-        bad = moving & ~_is_legal(actions, base, bits)
+        bad = moving & ~is_legal(actions, base, bits)
         if bad.any():
             raise self._illegal(actions, base, bits, int(np.flatnonzero(bad)[0]))
         self.hand_ended[moving] = False
@@ -343,7 +334,7 @@ class LearnerTables:
     ) -> IllegalActionError:
         """The error for an opponent policy that chose an illegal action (slow path)."""
         base, bits = legal_bits(s, self.rules)
-        k = int(np.flatnonzero((acts >= 0) & ~_is_legal(acts, base, bits))[0])
+        k = int(np.flatnonzero((acts >= 0) & ~is_legal(acts, base, bits))[0])
         rel = (int(s.turn[k]) - int(seat[k])) % self.rules.num_players
         policy = self.opponents[rel - 1]
         return IllegalActionError(
@@ -361,13 +352,6 @@ class LearnerTables:
             f"illegal action {a} ({what}){where}: phase {Phase(self.state.phase[row]).name}, learner seat "
             f"{int(self.seat[row])} to act; legal actions: {_legal_list(int(base[row]), int(bits[row]))}"
         )
-
-
-def _is_legal(a: np.ndarray, base: np.ndarray, bits: np.ndarray) -> np.ndarray:
-    """(n,) bool: action ``a`` lies in its row's compact legal set."""
-    off = a - base
-    inside = (off >= 0) & (off < 64)
-    return inside & ((bits >> np.where(inside, off, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
 
 
 def _legal_list(base: int, bits: int) -> str:

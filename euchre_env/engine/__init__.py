@@ -29,6 +29,7 @@ from euchre_env.engine import bidding, deal, play
 from euchre_env.engine.masks import (
     compute_legal_bits,
     expand,
+    is_legal,
     legal_action_mask,
     legal_bits,
     refresh,
@@ -45,6 +46,7 @@ __all__ = [
     "expand",
     "init_state",
     "is_done",
+    "is_legal",
     "legal_action_mask",
     "legal_bits",
     "rewards",
@@ -194,19 +196,15 @@ def step(
         IllegalActionError: an action is not legal at its table.
     """
     a = _check_actions(s, action)
-    base, bits = s.mask_base.astype(np.int64), s.mask_bits
     live = s.phase != _DONE
     if active is not None:
         active = np.asarray(active)
         if active.shape != (s.batch_size,) or active.dtype != np.bool_:
             raise ValueError(f"active must be a bool array of shape ({s.batch_size},), got {active.dtype} {active.shape}")
         live = live & active
-    off = a - base
-    inside = (off >= 0) & (off < 64)
-    legal = inside & ((bits >> np.where(inside, off, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
-    bad = live & ~legal
+    bad = live & ~is_legal(a, s.mask_base, s.mask_bits)
     if bad.any():
-        raise _illegal(s, a, base, bits, int(np.flatnonzero(bad)[0]))
+        raise _illegal(s, a, s.mask_base.astype(np.int64), s.mask_bits, int(np.flatnonzero(bad)[0]))
     new = s.copy()
     if active is None:
         phase_of = s.phase

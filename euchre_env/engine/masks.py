@@ -89,6 +89,18 @@ def legal_bits(s: State, rules: RulesConfig | None = None) -> tuple[np.ndarray, 
     return s.mask_base, s.mask_bits
 
 
+def is_legal(action: np.ndarray, base: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Whether each action lies in its row's compact legal set. Bool array (B,).
+
+    Args:
+        action: (B,) int64 action ids (any value; out-of-window ids are illegal).
+        base, bits: compact legal sets, (B,) each.
+    """
+    off = action - base.astype(np.int64)
+    inside = (off >= 0) & (off < 64)
+    return inside & ((bits >> np.where(inside, off, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
+
+
 def expand(base: np.ndarray, bits: np.ndarray) -> np.ndarray:
     """Bool mask ``(B, NUM_ACTIONS)`` from a compact ``(base, bits)`` pair."""
     b = bits.shape[0]

@@ -31,8 +31,8 @@ from euchre_env.actions import (
     ORDER_UP,
     Phase,
 )
-from euchre_env.engine import masks, play
 from euchre_env.encoding import SPREAD_BITS, obs_layout, score_thresholds
+from euchre_env.engine import masks, play
 from euchre_env.engine.tables import NEXT_ACTIVE, NUM_ACTIVE
 from euchre_env.rules import NUM_TRICKS, RulesConfig
 from euchre_env.state import State
