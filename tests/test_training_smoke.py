@@ -1,0 +1,145 @@
+"""``euchre train`` and ``euchre play`` run as a user runs them, on tiny budgets; training learns."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from training.play import main as play_main
+from training.play import parse_choice
+from training.train import parse_args, train
+
+torch.set_num_threads(1)  # small networks: extra threads only contend on a shared machine
+_SCRIPT = Path(sys.executable).with_name("euchre")
+EUCHRE = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "training.cli"]
+TINY = ["--total-timesteps", "2048", "--num-envs", "32", "--num-steps", "16", "--batch-size", "256",
+        "--eval-every", "1024", "--eval-deals", "20", "--final-eval-deals", "20", "--checkpoint-every", "1024",
+        "--net-arch", "32", "--no-progress"]  # fmt: skip
+
+
+def run(
+    args: list[str], stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``euchre <args>`` in a subprocess with one torch thread; fails the test on a non-zero exit."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.run(
+        EUCHRE + args, check=False, input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=300
+    )
+    assert proc.returncode == 0, f"euchre {' '.join(args)} exited {proc.returncode}:\n{proc.stderr[-3000:]}"
+    return proc
+
+
+def tensorboard_tags(folder: Path) -> set[str]:
+    """Scalar tags written to the TensorBoard event files under ``folder``."""
+    acc = EventAccumulator(str(folder))
+    acc.Reload()
+    return set(acc.Tags()["scalars"])
+
+
+def check_run_folder(run_dir: Path) -> None:
+    """A finished run folder holds the model, checkpoints, logs, evaluation and learning curve."""
+    for name in ("model.zip", "eval.json", "eval.md", "learning_curve.png", "eval_history.json", "args.json"):
+        assert (run_dir / name).is_file(), f"{name} missing from {sorted(p.name for p in run_dir.iterdir())}"
+    assert list((run_dir / "checkpoints").glob("model_*_steps.zip")), "no checkpoint written"
+    report = json.loads((run_dir / "eval.json").read_text())
+    assert set(report["agents"]) == {"model", "heuristic", "random"}, f"evaluated agents {report['agents']}"
+    tags = tensorboard_tags(run_dir / "tb")
+    for tag in (
+        "eval/points_vs_heuristic",
+        "eval/points_vs_random",
+        "charts/ep_rew_mean",
+        "losses/value_loss",
+    ):
+        assert tag in tags, f"TensorBoard tag {tag} missing; tags: {sorted(tags)}"
+
+
+def test_train_four_handed_writes_model_logs_and_evaluation(tmp_path: Path) -> None:
+    """``euchre train --out DIR`` writes exactly DIR with model.zip, TensorBoard logs and eval files."""
+    out = tmp_path / "demo"
+    proc = run(["train", "--variant", "four_handed", "--out", str(out), *TINY])
+    check_run_folder(out)
+    assert "points per hand" in proc.stdout, f"no evaluation table printed:\n{proc.stdout[-2000:]}"
+    rerun = run(["eval", "--variant", "four_handed", "--agents", f"model:{out / 'model.zip'}", "random",
+                 "--deals", "10", "--games", "0", "--quiet", "--out", str(tmp_path / "eval")])  # fmt: skip
+    assert rerun.returncode == 0 and (tmp_path / "eval" / "eval.json").is_file(), (
+        "euchre eval of the saved model failed"
+    )
+
+
+def test_train_five_handed_self_play_with_imitation_names_its_run(tmp_path: Path) -> None:
+    """Without --out the run folder is runs-dir/variant__exp__seed__time; self-play and imitation run."""
+    run(["train", "--variant", "five_handed", "--self-play", "--imitate", "heuristic", "--imitate-hands", "40",
+         "--imitate-epochs", "1", "--runs-dir", str(tmp_path), "--exp-name", "smoke", "--seed", "3", *TINY])  # fmt: skip
+    folders = list(tmp_path.iterdir())
+    assert len(folders) == 1 and re.fullmatch(r"five_handed__smoke__3__\d+", folders[0].name), f"{folders}"
+    check_run_folder(folders[0])
+    assert "imitation/bc_loss" in tensorboard_tags(folders[0] / "tb"), "the cloning loss was not logged"
+
+
+def test_bad_options_are_rejected(capsys: pytest.CaptureFixture[str]) -> None:
+    """Unknown pool entries and non-positive budgets exit with a message naming the option."""
+    for argv, message in ((["--total-timesteps", "0"], "--total-timesteps must be at least 1"),
+                          (["--opponents", "champion=1"], "unknown pool entry 'champion'"),
+                          (["--opponents", "snapshots=1"], "needs a positive weight"),
+                          (["--net-arch", "64,x"], "--net-arch must be positive layer sizes")):  # fmt: skip
+        with pytest.raises(SystemExit):
+            parse_args(argv)
+        err = capsys.readouterr().err
+        assert message in err, f"{argv}: stderr was {err!r}"
+
+
+def test_short_training_beats_random(tmp_path: Path) -> None:
+    """A short pure-RL run (no imitation) beats the random agent outside the 95% interval."""
+    args = parse_args(["--variant", "four_handed", "--total-timesteps", "20000", "--num-envs", "64", "--num-steps",
+                       "32", "--eval-every", "0", "--final-eval-deals", "400", "--checkpoint-every", "0",
+                       "--opponents", "random=1,self=1", "--out", str(tmp_path / "run"), "--no-progress",
+                       "--seed", "0"])  # fmt: skip
+    report = json.loads((train(args) / "eval.json").read_text())
+    adv = report["head_to_head"]["model"]["random"]
+    assert adv["low"] > 0.0, f"model vs random: {adv['mean']:+.3f} ± {adv['ci95']:.3f} points per hand"
+
+
+def test_play_finishes_a_hand_from_piped_input() -> None:
+    """``euchre play`` reads numbered answers from stdin, plays the hand out and prints the result."""
+    proc = run(
+        ["play", "--variant", "four_handed", "--seat", "0", "--bots", "trained", "--seed", "3"],
+        stdin="1\n" * 60,
+    )
+    assert "--- hand over: points" in proc.stdout and "total rewards" in proc.stdout, proc.stdout[-2000:]
+    assert "your move: 1)" in proc.stdout, "the human was never asked"
+
+
+def test_play_accepts_words_and_reprompts_on_bad_input() -> None:
+    """Words such as 'pass' are understood; nonsense and out-of-range numbers are re-asked; EOF exits 1."""
+    legal = [84, 85]  # pass, order up
+    assert parse_choice("pass", legal) == 84 and parse_choice(" Order  Up ", legal) == 85, "words not parsed"
+    assert parse_choice("2", legal) == 85, "numbers count from 1 in the printed list"
+    for bad, why in (("3", "not on the list"), ("play AS", "not legal now"), ("fold", "unknown action")):
+        with pytest.raises(ValueError, match=why):
+            parse_choice(bad, legal)
+    out = io.StringIO()
+    code = play_main(["--seed", "3", "--bots", "random"], inp=io.StringIO("fold\n9\n"), out=out)
+    text = out.getvalue()
+    assert code == 1 and "end of input" in text, f"exit {code}: {text[-500:]}"
+    assert "unknown action 'fold" in text and "9 is not on the list" in text, text[-800:]
+
+
+def test_play_five_handed_bots_only() -> None:
+    """``--seat -1`` lets the bots play a five-handed game to the end without input."""
+    out = io.StringIO()
+    code = play_main(["--variant", "five_handed", "--seat", "-1", "--game", "--points-to-win", "5",
+                      "--bots", "heuristic", "--seed", "1"], inp=io.StringIO(""), out=out)  # fmt: skip
+    totals = re.search(r"total rewards: (.*)", out.getvalue())
+    assert code == 0 and totals, out.getvalue()[-800:]
+    points = np.array([float(x.split()[1]) for x in totals.group(1).split(", ")])
+    assert points.max() >= 5, f"a game to 5 ended with totals {points}"

@@ -1,0 +1,305 @@
+"""The parts of ``training.train`` that are not the training loop itself.
+
+* :class:`OpponentPool`: who sits at the other seats, drawn again before every rollout;
+* :class:`RenamedOutput`: SB3's log keys written under CleanRL-style TensorBoard tags
+  (``charts/``, ``losses/``, ``eval/``);
+* :func:`evaluate_model`: the periodic duplicate-deal evaluation against baseline agents;
+* :func:`plot_learning_curve`, :func:`export_model`, :func:`run_folder`, :func:`set_threads`.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from stable_baselines3.common.logger import CSVOutputFormat, KVWriter, TensorBoardOutputFormat
+
+from agents import make_agent
+from agents.sb3_policy import SB3Policy
+from euchre_env.rules import RulesConfig
+from euchre_env.types import Policy
+from training.evaluate import evaluate
+
+POOL_KINDS = ("self", "snapshots", "heuristic", "random", "search")
+_TAGS = {"train/": "losses/", "rollout/": "charts/", "time/": "charts/"}
+
+
+def set_threads(threads: int) -> None:
+    """Use ``threads`` CPU threads for torch (the environments are numpy, single-threaded)."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive integer, got {threads!r}")
+    torch.set_num_threads(threads)
+
+
+def run_folder(out: str | None, runs_dir: str, variant: str, exp_name: str, seed: int) -> Path:
+    """``out`` exactly if given, else ``runs_dir/{variant}__{exp_name}__{seed}__{unix time}``; created."""
+    path = Path(out) if out else Path(runs_dir) / f"{variant}__{exp_name}__{seed}__{int(time.time())}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def parse_pool(spec: str) -> dict[str, float]:
+    """``"self=2,heuristic=1"`` -> ``{"self": 2.0, "heuristic": 1.0}`` (a bare name weighs 1).
+
+    Raises:
+        ValueError: an unknown kind, a negative weight, or no positive weight.
+    """
+    weights: dict[str, float] = {}
+    for part in (p.strip() for p in str(spec).split(",")):
+        if not part:
+            continue
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if name not in POOL_KINDS:
+            raise ValueError(f"--opponents: unknown pool entry {name!r}; known: {list(POOL_KINDS)}")
+        try:
+            weights[name] = float(value) if value else 1.0
+        except ValueError:
+            raise ValueError(f"--opponents: weight of {name!r} must be a number, got {value!r}") from None
+        if weights[name] < 0:
+            raise ValueError(f"--opponents: weight of {name!r} must be >= 0, got {weights[name]}")
+    if sum(w for k, w in weights.items() if k != "snapshots") <= 0:
+        raise ValueError(
+            f"--opponents needs a positive weight on self, heuristic, random or search, got {spec!r}"
+        )
+    return weights
+
+
+class OpponentPool:
+    """Opponents for the learner, drawn per rollout.
+
+    The learner's own current policy (sampling) always plays its side: the
+    partner in the four-handed game. Each draw picks one entry of the pool by
+    weight: ``self`` (the current policy everywhere: pure self-play), a
+    frozen ``snapshots`` entry (added with :meth:`add_snapshot`, e.g. each
+    time the evaluation improves), or a fixed agent (``heuristic``,
+    ``random``, ``search``). The drawn entry takes both opponent seats
+    (four-handed) or a random non-empty subset of the four other seats
+    (five-handed), the rest being the current policy.
+
+    Args:
+        weights: from :func:`parse_pool`.
+        rules: the game.
+        live: the learner's current policy as an agent.
+        max_snapshots: the oldest snapshot is dropped beyond this many.
+        rng: the draws.
+    """
+
+    def __init__(
+        self,
+        weights: dict[str, float],
+        rules: RulesConfig,
+        live: Policy,
+        max_snapshots: int,
+        rng: np.random.Generator,
+    ) -> None:
+        self.weights, self.rules, self.live, self.rng = dict(weights), rules, live, rng
+        self.max_snapshots = max_snapshots
+        self.snapshots: list[Policy] = []
+        self.fixed = {
+            k: make_agent(k, rules) for k in ("heuristic", "random", "search") if weights.get(k, 0) > 0
+        }
+
+    def add_snapshot(self, policy_module: Any) -> None:
+        """Freeze a copy of an SB3 policy module into the pool."""
+        frozen = SB3Policy(policy_module, self.rules).frozen(deterministic=False, name="snapshot")
+        self.snapshots = [*self.snapshots, frozen][-self.max_snapshots :]
+
+    def draw(self) -> tuple[str, dict[int, Policy]]:
+        """``(label, {relative seat: policy})`` for the next rollout."""
+        kinds = [k for k, w in self.weights.items() if w > 0 and (k != "snapshots" or self.snapshots)]
+        p = np.array([self.weights[k] for k in kinds])
+        kind = kinds[int(self.rng.choice(len(kinds), p=p / p.sum()))]
+        if kind == "self":
+            opponent = self.live
+        elif kind == "snapshots":
+            opponent = self.snapshots[int(self.rng.integers(len(self.snapshots)))]
+        else:
+            opponent = self.fixed[kind]
+        n = self.rules.num_players
+        if self.rules.called_card:  # hidden partner: the drawn entry at a random subset of the seats
+            chosen = self.rng.permutation(np.arange(1, n))[: int(self.rng.integers(1, n))]
+            taken = set(chosen.tolist())
+        else:  # fixed partners: the partner (relative seat 2) is the learner's own policy
+            taken = {r for r in range(1, n) if r % 2 == 1}
+        return kind, {r: opponent if r in taken else self.live for r in range(1, n)}
+
+
+class RenamedOutput(KVWriter):
+    """Writes SB3's ``train/``, ``rollout/``, ``time/`` keys as ``losses/``, ``charts/`` to TensorBoard and CSV."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.writers = [TensorBoardOutputFormat(str(folder)), CSVOutputFormat(str(folder / "progress.csv"))]
+
+    def write(self, key_values: dict[str, Any], key_excluded: dict[str, Any], step: int = 0) -> None:
+        """Rename the keys and pass them on."""
+        values = {_tag(k): v for k, v in key_values.items()}
+        excluded = {_tag(k): v for k, v in key_excluded.items()}
+        for w in self.writers:
+            w.write(values, excluded, step)
+
+    def close(self) -> None:
+        """Close both writers."""
+        for w in self.writers:
+            w.close()
+
+
+def _tag(key: str) -> str:
+    for old, new in _TAGS.items():
+        if key.startswith(old):
+            return new + key[len(old) :]
+    return key
+
+
+def evaluate_model(
+    agent: Policy, rules: RulesConfig, baselines: dict[str, Policy], num_deals: int, seed: int
+) -> dict[str, dict[str, float]]:
+    """Duplicate-deal match of ``agent`` against each baseline.
+
+    Returns:
+        ``{baseline: {"advantage", "ci95", "points"}}``: the agent's points per
+        hand minus the baseline's (with the 95% half-width), and its own points per hand.
+    """
+    out = {}
+    for name, baseline in baselines.items():
+        result = evaluate({"model": agent, name: baseline}, rules, num_deals, seed)
+        adv = result.matchups[0].advantage
+        out[name] = {"advantage": adv.mean, "ci95": adv.ci95, "points": result.overall["model"].mean}
+    return out
+
+
+def plot_learning_curve(
+    history: list[dict[str, Any]], train_curve: list[tuple[int, float]], path: Path
+) -> Path:
+    """Evaluation advantage over timesteps (with 95% bands) above the training reward; saved as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    steps = np.array([h["timesteps"] for h in history], dtype=float)
+    names = sorted({k for h in history for k in h["eval"]})
+    for name in names:
+        adv = np.array([h["eval"][name]["advantage"] for h in history])
+        ci = np.array([h["eval"][name]["ci95"] for h in history])
+        ax1.plot(steps, adv, marker="o", label=f"vs {name}")
+        ax1.fill_between(steps, adv - ci, adv + ci, alpha=0.2)
+    ax1.axhline(0.0, color="grey", lw=0.8)
+    ax1.set_ylabel("points per hand minus opponent's")
+    ax1.set_title("duplicate-deal evaluation (95% CI)")
+    if names:
+        ax1.legend()
+    if train_curve:
+        x, y = zip(*train_curve, strict=True)
+        ax2.plot(x, y, color="tab:green")
+    ax2.set_xlabel("timesteps (learner decisions)")
+    ax2.set_ylabel("mean episode reward")
+    ax2.set_title("training reward (against the drawn opponents)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def export_model(src: Path | str, dst: Path | str, half: bool = True) -> Path:
+    """Copy a model zip for playing: no optimizer state, weights stored as float16 if ``half``.
+
+    The copy loads with ``SB3Policy`` (``model:<path>``, ``--init-model``),
+    which casts the weights back to float32; ``MaskablePPO.load`` would ask
+    for the optimizer state it no longer has.
+    """
+    dst = Path(dst)
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            if item.filename == "policy.optimizer.pth":
+                continue
+            payload = zin.read(item.filename)
+            if half and item.filename == "policy.pth":
+                weights = torch.load(io.BytesIO(payload), map_location="cpu", weights_only=True)
+                buffer = io.BytesIO()
+                torch.save({k: v.half() if v.is_floating_point() else v for k, v in weights.items()}, buffer)
+                payload = buffer.getvalue()
+            zout.writestr(item, payload)
+    return dst
+
+
+def imitation_data(
+    rules: RulesConfig, teacher: Policy, num_hands: int, seed: int, zero_sum: bool
+) -> dict[str, np.ndarray]:
+    """Every decision of ``num_hands`` hands played by ``teacher`` at all seats.
+
+    Returns:
+        ``obs`` uint8 (N, D), ``masks`` bool (N, A), ``actions`` int64 (N,)
+        and ``returns`` float32 (N,): the acting seat's reward for the hand.
+    """
+    import copy
+
+    from euchre_env import engine
+    from euchre_env.encoding import encode
+
+    rng = np.random.default_rng(seed)
+    s = engine.init_state(rules, num_hands, rng=rng)
+    parts: dict[str, list[np.ndarray]] = {"obs": [], "masks": [], "actions": [], "row": [], "seat": []}
+    while True:
+        live = np.flatnonzero(~engine.is_done(s))
+        if not live.size:
+            break
+        sub, turn = s.take(live), s.turn[live].astype(np.int64)
+        obs = encode(sub, turn, rules, np.float32)  # (n, D)
+        masks = engine.legal_action_mask(sub, rules)  # (n, A)
+        acts = np.full(s.batch_size, -1, np.int64)
+        acts[live] = teacher.act(obs, masks, rng)
+        for key, value in zip(parts, (obs.astype(np.uint8), masks, acts[live], live, turn), strict=True):
+            parts[key].append(value)
+        s = engine.step(s, acts, rules)
+    ended = copy.copy(s)
+    ended.hand_over = np.ones(s.batch_size, bool)  # every hand is over: rewards of the last hands
+    reward = engine.rewards(ended, rules, zero_sum)  # (H, P)
+    data = {k: np.concatenate(v) for k, v in parts.items()}
+    data["returns"] = reward[data.pop("row"), data.pop("seat")].astype(np.float32)
+    return data
+
+
+def pretrain(
+    policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int, lr: float, seed: int
+) -> dict[str, float]:
+    """Behaviour cloning: fit ``policy``'s actor to ``data["actions"]`` and its critic to ``data["returns"]``.
+
+    Uses the policy's own optimizer at learning rate ``lr``. Returns the last epoch's mean
+    ``{"bc_loss", "value_loss", "accuracy"}``.
+    """
+    rng = np.random.default_rng(seed)
+    n = data["actions"].size
+    policy.set_training_mode(True)
+    for group in policy.optimizer.param_groups:
+        group["lr"] = lr
+    stats: dict[str, float] = {}
+    for _ in range(epochs):
+        totals = np.zeros(3)
+        order = rng.permutation(n)
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            obs = torch.as_tensor(data["obs"][idx], dtype=torch.float32, device=policy.device)
+            acts = torch.as_tensor(data["actions"][idx], device=policy.device)
+            target = torch.as_tensor(data["returns"][idx], device=policy.device)
+            values, log_prob, _ = policy.evaluate_actions(obs, acts, action_masks=data["masks"][idx])
+            bc_loss = -log_prob.mean()
+            value_loss = torch.nn.functional.mse_loss(values.flatten(), target)
+            policy.optimizer.zero_grad()
+            (bc_loss + 0.5 * value_loss).backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            policy.optimizer.step()
+            totals += (
+                np.array([bc_loss.item(), value_loss.item(), float((log_prob > np.log(0.5)).float().mean())])
+                * idx.size
+            )
+        stats = dict(zip(("bc_loss", "value_loss", "accuracy"), (totals / n).tolist(), strict=True))
+    policy.set_training_mode(False)
+    return stats

@@ -1,0 +1,364 @@
+"""Train a MaskablePPO Euchre agent (``euchre train``, ``python -m training.train``).
+
+One file, CleanRL style: every setting is a field of :class:`Args` and a
+command-line option (``--help`` lists them). The learner plays one seat
+(drawn per hand) of ``num_envs`` batched tables
+(:class:`~euchre_env.sb3_vec_env.EuchreSB3VecEnv`); its own current policy
+plays its partner, and before every rollout the opponents are drawn again
+from a pool (:class:`training.common.OpponentPool`): the current policy
+(self-play), frozen snapshots of it (one is added each time the periodic
+evaluation improves), and the ``heuristic``/``random``/``search`` agents.
+``--self-play`` keeps only the current policy and its snapshots.
+
+The run folder (``--out DIR`` exactly, else
+``runs/{variant}__{exp_name}__{seed}__{unix time}``) receives:
+
+* ``tb/``: TensorBoard logs (``charts/``, ``losses/``, ``eval/`` tags, e.g.
+  ``eval/points_vs_heuristic``) and ``tb/progress.csv``;
+* ``checkpoints/``: the model every ``--checkpoint-every`` timesteps;
+* ``model.zip`` (the final model; ``model:<path>`` loads it as an agent),
+  ``best_model.zip`` (the best periodic evaluation), ``eval.json`` /
+  ``eval.md`` (a duplicate-deal evaluation against ``random`` and
+  ``heuristic``), ``eval_history.json`` and ``learning_curve.png``.
+
+Example::
+
+    euchre train --variant four_handed --out runs/demo
+    euchre eval --variant four_handed --agents model:runs/demo/model.zip heuristic random --deals 2000
+
+The defaults train for about ten minutes on two CPU cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from euchre_env.rules import PRESETS, make_rules
+
+HELP = {
+    "exp_name": "experiment name, part of the run folder's name",
+    "variant": "game: four_handed or five_handed",
+    "seed": "seed of the tables, the network and the opponent draws",
+    "out": "run folder, used exactly (default: <runs-dir>/<variant>__<exp-name>__<seed>__<time>)",
+    "runs_dir": "parent of the generated run folder when --out is not given",
+    "total_timesteps": "learner decisions to train for",
+    "num_envs": "tables played at once",
+    "num_steps": "decisions per table per rollout (a rollout is num_envs * num_steps decisions)",
+    "learning_rate": "Adam learning rate",
+    "anneal_lr": "decay the learning rate linearly to 0",
+    "batch_size": "minibatch size of the PPO updates",
+    "n_epochs": "passes over each rollout",
+    "gamma": "discount factor (an episode is one hand, so 1.0 is natural)",
+    "gae_lambda": "GAE lambda",
+    "clip_coef": "PPO clipping coefficient",
+    "ent_coef": "entropy bonus coefficient",
+    "vf_coef": "value loss coefficient",
+    "max_grad_norm": "gradient clipping norm",
+    "net_arch": "hidden layer sizes of the policy and value networks, comma separated",
+    "activation": "hidden activation: tanh or relu",
+    "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
+    "opponents": "opponent pool with weights, e.g. 'self=1,snapshots=1,heuristic=2' "
+    "(kinds: self, snapshots, heuristic, random, search)",
+    "self_play": "pure self-play: same as --opponents self=1,snapshots=1",
+    "max_snapshots": "frozen snapshots kept in the pool",
+    "eval_every": "timesteps between duplicate-deal evaluations against heuristic and random (0: none)",
+    "eval_deals": "deals per periodic evaluation match",
+    "final_eval_deals": "deals per match of the final evaluation (eval.json, eval.md)",
+    "checkpoint_every": "timesteps between checkpoints (0: none)",
+    "imitate": "agent to imitate before PPO (behaviour cloning warm start, e.g. heuristic; '' for none)",
+    "imitate_hands": "hands the imitated agent plays at every seat to make the cloning data",
+    "imitate_epochs": "passes of behaviour cloning over that data",
+    "imitate_lr": "learning rate of behaviour cloning",
+    "init_model": "start from the weights of this saved model (same --net-arch and variant), e.g. to continue a run",
+    "threads": "torch CPU threads",
+    "progress": "show a progress bar",
+    "device": "torch device for the network",
+}
+
+
+@dataclass
+class Args:
+    """Every setting of a training run (each one a ``--kebab-case`` option)."""
+
+    exp_name: str = "ppo"
+    variant: str = "four_handed"
+    seed: int = 1
+    out: str | None = None
+    runs_dir: str = "runs"
+    total_timesteps: int = 500_000
+    num_envs: int = 128
+    num_steps: int = 32
+    learning_rate: float = 3e-4
+    anneal_lr: bool = True
+    batch_size: int = 1024
+    n_epochs: int = 4
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip_coef: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: str = "256,256"
+    activation: str = "relu"
+    zero_sum: bool = True
+    opponents: str = "self=1,snapshots=1,heuristic=2"
+    self_play: bool = False
+    max_snapshots: int = 5
+    eval_every: int = 100_000
+    eval_deals: int = 300
+    final_eval_deals: int = 1000
+    checkpoint_every: int = 250_000
+    imitate: str = ""
+    imitate_hands: int = 10_000
+    imitate_epochs: int = 5
+    imitate_lr: float = 1e-3
+    init_model: str = ""
+    threads: int = 1
+    progress: bool = True
+    device: str = "cpu"
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Args:
+    """``Args`` from the command line (``--total-timesteps 1000``, ``--no-progress``, ...)."""
+    parser = argparse.ArgumentParser(prog="euchre train", description=__doc__.split("\n\n")[0])
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type == "bool":
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=f.default, help=HELP[f.name]
+            )
+            continue
+        kind = {"int": int, "float": float}.get(str(f.type), str)
+        extra: dict[str, Any] = {"choices": sorted(PRESETS)} if f.name == "variant" else {}
+        if f.name == "activation":
+            extra = {"choices": ["tanh", "relu"]}
+        parser.add_argument(
+            flag, type=kind, default=f.default, help=f"{HELP[f.name]} (default: {f.default})", **extra
+        )
+    args = Args(**vars(parser.parse_args(argv)))
+    for name in (
+        "total_timesteps",
+        "num_envs",
+        "num_steps",
+        "batch_size",
+        "n_epochs",
+        "eval_deals",
+        "threads",
+    ):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.final_eval_deals < 2 or args.eval_deals < 2:
+        parser.error("--eval-deals and --final-eval-deals must be at least 2")
+    try:
+        pool_weights(args)
+        hidden_sizes(args)
+    except ValueError as err:
+        parser.error(str(err))
+    return args
+
+
+def hidden_sizes(args: Args) -> list[int]:
+    """``--net-arch "256,256"`` -> ``[256, 256]`` (raises ValueError naming the option)."""
+    try:
+        sizes = [int(x) for x in args.net_arch.split(",") if x.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"--net-arch must be positive layer sizes separated by commas, got {args.net_arch!r}")
+    return sizes
+
+
+def pool_weights(args: Args) -> dict[str, float]:
+    """The opponent pool's weights (``--self-play`` means ``self=1,snapshots=1``)."""
+    from training.common import parse_pool
+
+    return parse_pool("self=1,snapshots=1" if args.self_play else args.opponents)
+
+
+def build_model(args: Args, venv: Any) -> Any:
+    """The MaskablePPO learner over ``venv``."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    arch = hidden_sizes(args)
+    lr = args.learning_rate
+    schedule = (lambda progress_remaining: lr * progress_remaining) if args.anneal_lr else lr
+    return MaskablePPO(
+        "MlpPolicy", venv, learning_rate=schedule, n_steps=args.num_steps, batch_size=args.batch_size,
+        n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_coef,
+        ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, seed=args.seed,
+        device=args.device, verbose=0,
+        policy_kwargs={"net_arch": arch, "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]},
+    )  # fmt: skip
+
+
+def make_callback(args: Args, rules: Any, env: Any, pool: Any, run_dir: Path) -> Any:
+    """The callback that redraws opponents, evaluates, snapshots, checkpoints and shows progress."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from agents import make_agent
+    from agents.sb3_policy import SB3Policy
+    from training.common import evaluate_model
+
+    baselines = {"heuristic": make_agent("heuristic", rules), "random": make_agent("random", rules)}
+
+    class TrainingCallback(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.history: list[dict[str, Any]] = []
+            self.train_curve: list[tuple[int, float]] = []
+            self.best = -np.inf
+            self.next_eval = args.eval_every
+            self.next_checkpoint = args.checkpoint_every
+            self.bar: Any = None
+
+        def _on_training_start(self) -> None:
+            if args.progress:
+                from tqdm.auto import tqdm
+
+                self.bar = tqdm(total=args.total_timesteps, unit="step", desc=f"train {args.variant}")
+            if args.eval_every:
+                self._evaluate()
+
+        def _on_step(self) -> bool:
+            if self.bar is not None:
+                self.bar.update(self.training_env.num_envs)
+            return True
+
+        def _on_rollout_start(self) -> None:  # the policy has just been updated
+            t = self.num_timesteps
+            if args.eval_every and t >= self.next_eval:
+                self.next_eval += args.eval_every
+                self._evaluate()
+            if args.checkpoint_every and t >= self.next_checkpoint:
+                self.next_checkpoint += args.checkpoint_every
+                save_model(self.model, rules, run_dir / "checkpoints" / f"model_{t}_steps.zip")
+            self._redraw()
+
+        def _on_rollout_end(self) -> None:
+            if self.model.ep_info_buffer:
+                reward = float(np.mean([e["r"] for e in self.model.ep_info_buffer]))
+                self.train_curve.append((self.num_timesteps, reward))
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self.bar.close()
+            if args.eval_every and (not self.history or self.history[-1]["timesteps"] < self.num_timesteps):
+                self._evaluate()  # the curve ends at the final model
+
+        def _redraw(self) -> None:
+            _, opponents = pool.draw()
+            env.set_opponents(opponents)
+            self.logger.record("charts/snapshots", len(pool.snapshots))
+
+        def _evaluate(self) -> None:
+            agent = SB3Policy(self.model.policy, rules)
+            scores = evaluate_model(agent, rules, baselines, args.eval_deals, seed=args.seed)
+            self.history.append({"timesteps": self.num_timesteps, "eval": scores})
+            for name, s in scores.items():
+                self.logger.record(f"eval/points_vs_{name}", s["advantage"])
+                self.logger.record(f"eval/points_per_hand_vs_{name}", s["points"])
+            self.logger.dump(self.num_timesteps)
+            summary = {f"vs_{n}": f"{s['advantage']:+.3f}" for n, s in scores.items()}
+            if self.bar is not None:
+                self.bar.set_postfix(summary)
+            else:
+                print(f"timesteps {self.num_timesteps}: evaluation {summary}", flush=True)
+            if scores["heuristic"]["advantage"] > self.best:
+                self.best = scores["heuristic"]["advantage"]
+                if self.num_timesteps > 0 or args.imitate or args.init_model:
+                    pool.add_snapshot(self.model.policy)
+                    save_model(self.model, rules, run_dir / "best_model.zip")
+
+    return TrainingCallback()
+
+
+def save_model(model: Any, rules: Any, path: Path) -> Path:
+    """Save ``model`` with its rules (``model.euchre_rules``) so ``model:<path>`` can check them."""
+    from agents.sb3_policy import rules_metadata
+
+    model.euchre_rules = rules_metadata(rules)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    return path
+
+
+def warm_start(args: Args, rules: Any, model: Any) -> None:
+    """Behaviour cloning of ``args.imitate`` (all seats, ``args.imitate_hands`` hands) into the policy and critic."""
+    from agents import make_agent
+    from training import common
+
+    teacher = make_agent(args.imitate, rules)
+    data = common.imitation_data(rules, teacher, args.imitate_hands, args.seed, args.zero_sum)
+    stats = common.pretrain(
+        model.policy, data, args.imitate_epochs, args.batch_size, args.imitate_lr, args.seed
+    )
+    for key, value in stats.items():
+        model.logger.record(f"imitation/{key}", value)
+    print(
+        f"imitated {args.imitate} on {data['actions'].size} decisions: "
+        + ", ".join(f"{k} {v:.3f}" for k, v in stats.items())
+    )
+
+
+def train(args: Args) -> Path:
+    """Run one training as configured; returns the run folder."""
+    from stable_baselines3.common.logger import Logger
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from agents.sb3_policy import SB3Policy
+    from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+    from training import common
+    from training.evaluate import evaluate
+
+    common.set_threads(args.threads)
+    rules = make_rules(args.variant)
+    run_dir = common.run_folder(args.out, args.runs_dir, args.variant, args.exp_name, args.seed)
+    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+    weights = pool_weights(args)
+    env = EuchreSB3VecEnv(args.num_envs, args.variant, zero_sum=args.zero_sum, seed=args.seed)
+    model = build_model(args, VecMonitor(env))
+    model.set_logger(Logger(str(run_dir / "tb"), [common.RenamedOutput(run_dir / "tb")]))
+    if args.init_model:
+        model.policy.load_state_dict(SB3Policy(args.init_model, rules).policy.state_dict())
+    if args.imitate:
+        warm_start(args, rules, model)
+    live = SB3Policy(model.policy, rules, deterministic=False, name="self")
+    pool = common.OpponentPool(weights, rules, live, args.max_snapshots, np.random.default_rng(args.seed))
+    callback = make_callback(args, rules, env, pool, run_dir)
+    start = time.time()
+    model.learn(args.total_timesteps, callback=callback)
+    save_model(model, rules, run_dir / "model.zip")
+    model.logger.close()
+    agent = SB3Policy(model.policy, rules, name="model")
+    result = evaluate({"model": agent, "heuristic": "heuristic", "random": "random"}, rules,
+                      args.final_eval_deals, seed=args.seed + 10_000)  # fmt: skip
+    result.save(run_dir, plot=False)
+    history = callback.history
+    (run_dir / "eval_history.json").write_text(
+        json.dumps({"history": history, "train_curve": callback.train_curve})
+    )
+    common.plot_learning_curve(history, callback.train_curve, run_dir / "learning_curve.png")
+    print(result.to_markdown().split("## Head-to-head")[0].strip())
+    print(f"trained {model.num_timesteps} timesteps in {time.time() - start:.0f} s; wrote {run_dir}")
+    return run_dir
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI entry point (also ``euchre train``)."""
+    train(parse_args(argv))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
