@@ -2,15 +2,20 @@
 
 For each decision the agent
 
-1. samples ``num_worlds`` complete deals consistent with what the seat knows
+1. samples complete deals consistent with what the seat knows
    (:func:`euchre_env.infoset.sample_worlds`: uniform over consistent deals,
-   built from the observation alone, with the acting seat as seat 0);
+   built from the observation alone, with the acting seat as seat 0), then
+   keeps ``num_worlds`` of them, resampled by how well the rollout policy
+   explains the other seats' public decisions in each (``surprise``): a
+   model of the opponents, still a function of the observation only;
 2. applies every legal action in every world and values the result for the
-   acting seat: near the end of the hand (the last ``exact_tricks`` tricks)
-   by an exact minimax solve of the open-card endgame, otherwise by
-   ``rollouts`` playouts to the end of the hand with ``rollout_policy`` for
-   every seat. All (action x world x rollout) tables run as one engine batch;
-3. takes the action with the best mean value (ties broken at random).
+   acting seat: in the last ``exact_tricks`` tricks by an exact minimax solve
+   of the open-card endgame, otherwise by ``rollouts`` playouts to the end of
+   the hand with ``rollout_policy`` for every seat. All (action x world x
+   rollout) tables run as one engine batch;
+3. takes the best mean value, but keeps the rollout policy's own choice
+   unless another action beats it by ``deviation_z`` standard errors of the
+   paired per-world differences (ties and noise do not move it).
 
 The value of a finished hand is the acting seat's reward from
 ``engine.rewards``: by default the zero-sum form (four-handed: own side's
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,7 +38,7 @@ import numpy as np
 from agents.base import Agent
 from euchre_env import engine
 from euchre_env.actions import Phase
-from euchre_env.encoding import encode
+from euchre_env.encoding import encode, obs_layout
 from euchre_env.infoset import history_action, rewind_to_deal, sample_worlds
 from euchre_env.rules import NUM_TRICKS, RulesConfig, make_rules
 from euchre_env.state import State
@@ -76,11 +82,14 @@ class DeterminizedAgent(Agent):
             worlds are then resampled by weight from ``oversample`` times as
             many uniform ones. Needs a rollout policy (not random rollouts).
         oversample: candidate worlds per searched world when weighing.
-        infer_from_play: weigh by the other seats' card plays too, not only by
-            their bids, discard and declarations (slower late in the hand).
+        infer_from_play: weigh by the other seats' card plays too (default),
+            not only by their bids, discard and declarations.
         deviation_z: keep the rollout policy's own choice unless an action
             beats it by this many standard errors (paired over the worlds);
             0 always takes the best mean.
+        search_phases: the phases searched (default all); decisions in other
+            phases are the rollout policy's, e.g. ``[Phase.PLAY]`` searches
+            the card play only.
 
     Raises:
         ValueError: for a bad setting, naming it.
@@ -100,8 +109,9 @@ class DeterminizedAgent(Agent):
         seed: int | None = None,
         surprise: float | None = 0.1,
         oversample: int = 4,
-        infer_from_play: bool = False,
+        infer_from_play: bool = True,
         deviation_z: float = 1.0,
+        search_phases: Sequence[Phase | int] | None = None,
     ) -> None:
         super().__init__(rules)
         _check_int("num_worlds", num_worlds, 1)
@@ -125,7 +135,9 @@ class DeterminizedAgent(Agent):
         if isinstance(deviation_z, bool) or not float(deviation_z) >= 0:
             raise ValueError(f"deviation_z must be a number >= 0, got {deviation_z!r}")
         self.deviation_z = float(deviation_z)
+        self.search_phases = _check_phases(search_phases, self.rollout_policy)
         self.sim_rules = make_rules(rules, episode="hand")  # search stops at the end of the hand
+        self._phase_columns = obs_layout(rules).slice("phase")
         self._rng = np.random.default_rng(seed)
 
     def act(
@@ -139,7 +151,12 @@ class DeterminizedAgent(Agent):
         obs, masks = self.check_batch(observations, action_masks)
         gen = self._rng if rng is None else rng
         out = masks.argmax(axis=1).astype(np.int64)
-        search = np.flatnonzero(masks.sum(axis=1) > 1)
+        choice = masks.sum(axis=1) > 1
+        searched = np.isin(obs[:, self._phase_columns].argmax(axis=1), self.search_phases)
+        handed = np.flatnonzero(choice & ~searched)
+        if handed.size:  # phases left to the rollout policy
+            out[handed] = self.rollout_policy.act(obs[handed], masks[handed], gen)
+        search = np.flatnonzero(choice & searched)
         if search.size:
             out[search] = self._search(obs[search], masks[search], gen)
         return out
@@ -262,7 +279,7 @@ class DeterminizedAgent(Agent):
                 return logw
             cur, target, idx = cur.take(np.flatnonzero(keep)), target.take(np.flatnonzero(keep)), idx[keep]
             taken = history_action(cur, target)
-            asked = np.flatnonzero(cur.turn != 0)
+            asked = np.flatnonzero((cur.turn != 0) & (np.bitwise_count(cur.mask_bits) > 1))  # real choices
             if asked.size:
                 sub = cur.take(asked)
                 model = self.rollout_policy.act(
@@ -347,6 +364,23 @@ def _check_int(name: str, value: Any, low: int, high: int | None = None) -> None
     if not ok or (high is not None and value > high):
         span = f"{low}..{high}" if high is not None else f">= {low}"
         raise ValueError(f"{name} must be an integer {span}, got {value!r}")
+
+
+def _check_phases(phases: Sequence[Phase | int] | None, policy: Policy | None) -> np.ndarray:
+    """The searched phases as an int array (all decision phases for None)."""
+    every = [int(ph) for ph in Phase if ph != Phase.DONE]
+    if phases is None:
+        return np.array(every)
+    chosen = [int(ph) for ph in phases] if not isinstance(phases, (str, bytes)) else []
+    if not chosen or any(ph not in every for ph in chosen):
+        raise ValueError(
+            f"search_phases must be a non-empty list of decision phases (Phase.PLAY, ...), got {phases!r}"
+        )
+    if len(chosen) < len(every) and policy is None:
+        raise ValueError(
+            "search_phases needs a rollout policy to decide the other phases, not random rollouts"
+        )
+    return np.array(chosen)
 
 
 def _resolve_policy(policy: str | Policy | None, rules: RulesConfig) -> Policy | None:

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from agents.determinized import DeterminizedAgent, solve_endgame
+from agents.heuristic import HeuristicAgent
 from euchre_env import actions, engine, make_rules
+from euchre_env.actions import Phase
 from euchre_env.encoding import encode
 from euchre_env.rules import PRESETS, RulesConfig
 from euchre_env.state import State
@@ -139,6 +141,16 @@ def test_game_mode_and_time_budget(rng: np.random.Generator) -> None:
     assert rounds.count(0.5) >= 2, "a generous budget buys more rounds"
 
 
+def test_unsearched_phases_follow_the_rollout_policy(rng: np.random.Generator) -> None:
+    """With ``search_phases=[PLAY]`` every bid is the heuristic's own."""
+    rules = PRESETS["five_handed"]
+    s = engine.init_state(rules, 40, rng=rng)
+    obs, mask = encode(s, s.turn, rules), engine.legal_action_mask(s, rules)
+    agent = DeterminizedAgent(rules, num_worlds=2, deviation_z=0.0, search_phases=[Phase.PLAY])
+    heuristic = HeuristicAgent(rules).act(obs, mask, rng)
+    assert np.array_equal(agent.act(obs, mask, rng), heuristic), "bids are the rollout policy's"
+
+
 def _counting(fn: Callable[..., np.ndarray], log: list, tag: object) -> Callable[..., np.ndarray]:
     """``fn`` that also appends ``tag`` to ``log`` at each call."""
 
@@ -169,6 +181,7 @@ def test_same_seed_same_choices() -> None:
         ("rollout_policy", "greedy"),
         ("surprise", 0.0),
         ("deviation_z", -1.0),
+        ("search_phases", [7]),
     ],
 )
 def test_bad_settings_are_rejected(setting: str, value: object) -> None:
