@@ -100,7 +100,7 @@ class DeterminizedAgent(Agent):
     def __init__(
         self,
         rules: RulesConfig,
-        num_worlds: int = 16,
+        num_worlds: int = 32,
         time_budget: float | None = None,
         rollout_policy: str | Policy | None = None,
         rollouts: int = 1,
