@@ -137,7 +137,9 @@ def test_exported_model_acts_like_the_original(saved_model: tuple[str, Path], tm
     assert small.stat().st_size < path.stat().st_size, "the export should be smaller"
     s = engine.init_state(rules, 64, rng=np.random.default_rng(2))
     obs = encode(s, s.turn, rules, np.float32)
-    np.testing.assert_allclose(SB3Policy(small, rules).logits(obs), SB3Policy(path, rules).logits(obs), atol=2e-2)
+    np.testing.assert_allclose(
+        SB3Policy(small, rules).logits(obs), SB3Policy(path, rules).logits(obs), atol=2e-2
+    )
     full = export_model(path, tmp_path / "full.zip", half=False)
     np.testing.assert_array_equal(SB3Policy(full, rules).logits(obs), SB3Policy(path, rules).logits(obs))
 

@@ -15,6 +15,8 @@ import pytest
 import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+from agents.sb3_policy import SB3Policy
+from euchre_env import make_rules
 from training.play import main as play_main
 from training.play import parse_choice
 from training.train import parse_args, train
@@ -88,7 +90,7 @@ def test_train_five_handed_self_play_with_imitation_names_its_run(tmp_path: Path
 
 def test_bad_options_are_rejected(capsys: pytest.CaptureFixture[str]) -> None:
     """Unknown pool entries and non-positive budgets exit with a message naming the option."""
-    for argv, message in ((["--total-timesteps", "0"], "--total-timesteps must be at least 1"),
+    for argv, message in ((["--total-timesteps", "0"], "--total-timesteps must be at least 1 (0 only with --imitate"),
                           (["--opponents", "champion=1"], "unknown pool entry 'champion'"),
                           (["--opponents", "snapshots=1"], "needs a positive weight"),
                           (["--net-arch", "64,x"], "--net-arch must be positive layer sizes")):  # fmt: skip
@@ -143,3 +145,44 @@ def test_play_five_handed_bots_only() -> None:
     assert code == 0 and totals, out.getvalue()[-800:]
     points = np.array([float(x.split()[1]) for x in totals.group(1).split(", ")])
     assert points.max() >= 5, f"a game to 5 ended with totals {points}"
+
+
+def test_opponent_pool_seats_and_snapshots() -> None:
+    """Four-handed: the partner is always the learner's policy; five-handed: 1-4 seats get the draw."""
+    from agents.random_agent import RandomAgent
+    from training.common import OpponentPool, parse_pool
+
+    for variant in ("four_handed", "five_handed"):
+        rules = make_rules(variant)
+        live = RandomAgent(rules)
+        pool = OpponentPool(parse_pool("random=1,snapshots=5"), rules, live, 2, np.random.default_rng(0))
+        for _ in range(50):
+            kind, seats = pool.draw()
+            assert kind == "random", f"snapshots drawn before any was added: {kind}"
+            others = {r for r, p in seats.items() if p is not live}
+            assert sorted(seats) == list(range(1, rules.num_players)), f"relative seats {sorted(seats)}"
+            if variant == "four_handed":
+                assert others == {1, 3}, f"four-handed opponents at relative seats {others}"
+            else:
+                assert 1 <= len(others) <= 4, f"five-handed draw took seats {others}"
+    venv_policy = SB3Policy(_tiny_model("four_handed"), make_rules("four_handed"))
+    pool = OpponentPool(
+        parse_pool("snapshots=1,self=0.001"), venv_policy.rules, venv_policy, 2, np.random.default_rng(1)
+    )
+    for _ in range(3):
+        pool.add_snapshot(venv_policy.policy)
+    assert len(pool.snapshots) == 2, f"max_snapshots=2 kept {len(pool.snapshots)}"
+    assert pool.snapshots[0].policy is not venv_policy.policy, "a snapshot must be a frozen copy"
+    kinds = {pool.draw()[0] for _ in range(20)}
+    assert "snapshots" in kinds, f"snapshots never drawn: {kinds}"
+
+
+def _tiny_model(variant: str) -> object:
+    """An untrained MaskablePPO with a one-layer network."""
+    from sb3_contrib import MaskablePPO
+
+    from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+
+    return MaskablePPO(
+        "MlpPolicy", EuchreSB3VecEnv(2, variant), n_steps=8, batch_size=16, policy_kwargs={"net_arch": [8]}
+    )

@@ -200,7 +200,7 @@ def plot_learning_curve(
         x, y = zip(*train_curve, strict=True)
         ax2.plot(x, y, color="tab:green")
     ax2.set_xlabel("timesteps (learner decisions)")
-    ax2.set_ylabel("mean episode reward")
+    ax2.set_ylabel("mean reward, last 1000 hands")
     ax2.set_title("training reward (against the drawn opponents)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)

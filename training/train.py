@@ -51,7 +51,7 @@ HELP = {
     "seed": "seed of the tables, the network and the opponent draws",
     "out": "run folder, used exactly (default: <runs-dir>/<variant>__<exp-name>__<seed>__<time>)",
     "runs_dir": "parent of the generated run folder when --out is not given",
-    "total_timesteps": "learner decisions to train for",
+    "total_timesteps": "learner decisions to train for (0 with --imitate: behaviour cloning only)",
     "num_envs": "tables played at once",
     "num_steps": "decisions per table per rollout (a rollout is num_envs * num_steps decisions)",
     "learning_rate": "Adam learning rate",
@@ -146,8 +146,9 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
             flag, type=kind, default=f.default, help=f"{HELP[f.name]} (default: {f.default})", **extra
         )
     args = Args(**vars(parser.parse_args(argv)))
+    if args.total_timesteps < 0 or (args.total_timesteps == 0 and not (args.imitate or args.init_model)):
+        parser.error("--total-timesteps must be at least 1 (0 only with --imitate or --init-model: no PPO)")
     for name in (
-        "total_timesteps",
         "num_envs",
         "num_steps",
         "batch_size",
@@ -174,7 +175,9 @@ def hidden_sizes(args: Args) -> list[int]:
     except ValueError:
         sizes = []
     if not sizes or min(sizes) < 1:
-        raise ValueError(f"--net-arch must be positive layer sizes separated by commas, got {args.net_arch!r}")
+        raise ValueError(
+            f"--net-arch must be positive layer sizes separated by commas, got {args.net_arch!r}"
+        )
     return sizes
 
 
@@ -197,7 +200,7 @@ def build_model(args: Args, venv: Any) -> Any:
         "MlpPolicy", venv, learning_rate=schedule, n_steps=args.num_steps, batch_size=args.batch_size,
         n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_coef,
         ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, seed=args.seed,
-        device=args.device, verbose=0,
+        device=args.device, verbose=0, stats_window_size=1000,
         policy_kwargs={"net_arch": arch, "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]},
     )  # fmt: skip
 
