@@ -41,7 +41,7 @@ _SETTINGS = ("stick_the_dealer", "defend_alone", "points_to_win")
 
 def rules_metadata(rules: RulesConfig) -> dict[str, Any]:
     """The JSON-able description of ``rules`` stored in a model (``model.euchre_rules``)."""
-    return {"variant": rules.variant, **{k: getattr(rules, k) for k in _SETTINGS}}
+    return {"variant": rules.variant, **{k: getattr(rules, k) for k in _SETTINGS}, "episode": rules.episode}
 
 
 def rules_from_metadata(meta: dict[str, Any]) -> RulesConfig:
@@ -125,6 +125,9 @@ class SB3Policy(Agent):
         self.policy = policy
         self.deterministic = bool(deterministic)
         self.metadata = meta
+        # A model trained on single hands only ever saw zero running scores: hide them in games too.
+        hand_only = meta is not None and meta.get("episode", "hand") == "hand"
+        self._hidden = obs_layout(rules).slice("scores") if hand_only else None
         if name is not None:
             self.name = name
 
@@ -137,16 +140,24 @@ class SB3Policy(Agent):
         out = SB3Policy(
             clone, self.rules, deterministic=self.deterministic if deterministic is None else deterministic
         )
-        out.metadata, out.name = self.metadata, name or self.name
+        out.metadata, out.name, out._hidden = self.metadata, name or self.name, self._hidden
         return out
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
-        """Unmasked action logits, float32 (B, A), for (B, D) observations."""
+        """Unmasked action logits, float32 (B, A), for (B, D) observations.
+
+        A model trained on one-hand episodes (``euchre_rules["episode"] == "hand"``,
+        as ``training.train`` trains) sees the ``scores`` piece as zeros, as in training.
+        """
         import torch
 
         policy = self.policy
+        x = np.asarray(observations, np.float32)
+        if self._hidden is not None and x[:, self._hidden].any():
+            x = x.copy()
+            x[:, self._hidden] = 0.0
         with torch.no_grad():
-            obs = torch.as_tensor(np.asarray(observations, np.float32), device=policy.device)
+            obs = torch.as_tensor(x, device=policy.device)
             features = policy.extract_features(obs, policy.pi_features_extractor)
             latent = policy.mlp_extractor.forward_actor(features)
             return policy.action_net(latent).cpu().numpy().astype(np.float32, copy=False)

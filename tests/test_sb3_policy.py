@@ -12,7 +12,7 @@ from sb3_contrib import MaskablePPO
 from agents import make_agent
 from agents.sb3_policy import MODELS_DIR, SB3Policy, rules_metadata
 from euchre_env import engine, make_rules
-from euchre_env.encoding import encode
+from euchre_env.encoding import encode, obs_layout
 from euchre_env.sb3_vec_env import EuchreSB3VecEnv
 from training.common import export_model
 
@@ -155,3 +155,15 @@ def test_shipped_models_load_by_name_and_play_legally(variant: str) -> None:
         "shipped models must load as SB3Policy"
     )
     assert play_checked(trained, rules, seed=4, tables=32) > 100, "too few decisions were checked"
+
+
+def test_hand_trained_model_ignores_running_scores(saved_model: tuple[str, Path]) -> None:
+    """A model trained on one-hand episodes sees game scores as zeros, as it did in training."""
+    variant, path = saved_model
+    rules = make_rules(variant, episode="game")
+    agent = SB3Policy(path, rules)
+    s = engine.init_state(rules, 32, rng=np.random.default_rng(6))
+    obs = encode(s, s.turn, rules, np.float32)
+    scored = obs.copy()
+    scored[:, obs_layout(rules).slice("scores")] = 1.0
+    np.testing.assert_array_equal(agent.logits(scored), agent.logits(obs))

@@ -165,6 +165,11 @@ def test_opponent_pool_seats_and_snapshots() -> None:
                 assert others == {1, 3}, f"four-handed opponents at relative seats {others}"
             else:
                 assert 1 <= len(others) <= 4, f"five-handed draw took seats {others}"
+        everywhere = OpponentPool(parse_pool("random"), rules, live, 2, np.random.default_rng(0), seats="all")
+        _, seats = everywhere.draw()
+        assert all(p is not live for p in seats.values()), "seats='all' must fill every other seat"
+    with pytest.raises(ValueError, match="seats must be 'mixed' or 'all'"):
+        OpponentPool(parse_pool("random"), rules, live, 2, np.random.default_rng(0), seats="some")
     venv_policy = SB3Policy(_tiny_model("four_handed"), make_rules("four_handed"))
     pool = OpponentPool(
         parse_pool("snapshots=1,self=0.001"), venv_policy.rules, venv_policy, 2, np.random.default_rng(1)

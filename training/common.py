@@ -78,9 +78,10 @@ class OpponentPool:
     weight: ``self`` (the current policy everywhere: pure self-play), a
     frozen ``snapshots`` entry (added with :meth:`add_snapshot`, e.g. each
     time the evaluation improves), or a fixed agent (``heuristic``,
-    ``random``, ``search``). The drawn entry takes both opponent seats
-    (four-handed) or a random non-empty subset of the four other seats
-    (five-handed), the rest being the current policy.
+    ``random``, ``search``). With ``seats="mixed"`` the drawn entry takes
+    both opponent seats (four-handed) or a random non-empty subset of the
+    four other seats (five-handed), the rest being the current policy; with
+    ``seats="all"`` it takes every other seat (partner included).
 
     Args:
         weights: from :func:`parse_pool`.
@@ -88,6 +89,7 @@ class OpponentPool:
         live: the learner's current policy as an agent.
         max_snapshots: the oldest snapshot is dropped beyond this many.
         rng: the draws.
+        seats: ``"mixed"`` or ``"all"``, as above.
     """
 
     def __init__(
@@ -97,8 +99,11 @@ class OpponentPool:
         live: Policy,
         max_snapshots: int,
         rng: np.random.Generator,
+        seats: str = "mixed",
     ) -> None:
-        self.weights, self.rules, self.live, self.rng = dict(weights), rules, live, rng
+        if seats not in ("mixed", "all"):
+            raise ValueError(f"seats must be 'mixed' or 'all', got {seats!r}")
+        self.weights, self.rules, self.live, self.rng, self.seats = dict(weights), rules, live, rng, seats
         self.max_snapshots = max_snapshots
         self.snapshots: list[Policy] = []
         self.fixed = {
@@ -122,7 +127,9 @@ class OpponentPool:
         else:
             opponent = self.fixed[kind]
         n = self.rules.num_players
-        if self.rules.called_card:  # hidden partner: the drawn entry at a random subset of the seats
+        if self.seats == "all":
+            taken = set(range(1, n))
+        elif self.rules.called_card:  # hidden partner: the drawn entry at a random subset of the seats
             chosen = self.rng.permutation(np.arange(1, n))[: int(self.rng.integers(1, n))]
             taken = set(chosen.tolist())
         else:  # fixed partners: the partner (relative seat 2) is the learner's own policy

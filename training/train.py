@@ -69,6 +69,8 @@ HELP = {
     "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
     "opponents": "opponent pool with weights, e.g. 'self=1,snapshots=1,heuristic=2' "
     "(kinds: self, snapshots, heuristic, random, search)",
+    "opponent_seats": "where the drawn opponent sits: 'mixed' (four-handed: both opponents, the partner being "
+    "the learner's own policy; five-handed: 1-4 random seats, the rest the learner's policy) or 'all' (every other seat)",
     "self_play": "pure self-play: same as --opponents self=1,snapshots=1",
     "max_snapshots": "frozen snapshots kept in the pool",
     "eval_every": "timesteps between duplicate-deal evaluations against heuristic and random (0: none)",
@@ -112,6 +114,7 @@ class Args:
     activation: str = "relu"
     zero_sum: bool = True
     opponents: str = "self=1,snapshots=1,heuristic=2"
+    opponent_seats: str = "mixed"
     self_play: bool = False
     max_snapshots: int = 5
     eval_every: int = 100_000
@@ -140,8 +143,8 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
             continue
         kind = {"int": int, "float": float}.get(str(f.type), str)
         extra: dict[str, Any] = {"choices": sorted(PRESETS)} if f.name == "variant" else {}
-        if f.name == "activation":
-            extra = {"choices": ["tanh", "relu"]}
+        if f.name in ("activation", "opponent_seats"):
+            extra = {"choices": {"activation": ["tanh", "relu"], "opponent_seats": ["mixed", "all"]}[f.name]}
         parser.add_argument(
             flag, type=kind, default=f.default, help=f"{HELP[f.name]} (default: {f.default})", **extra
         )
@@ -337,7 +340,9 @@ def train(args: Args) -> Path:
     if args.imitate:
         warm_start(args, rules, model)
     live = SB3Policy(model.policy, rules, deterministic=False, name="self")
-    pool = common.OpponentPool(weights, rules, live, args.max_snapshots, np.random.default_rng(args.seed))
+    pool = common.OpponentPool(
+        weights, rules, live, args.max_snapshots, np.random.default_rng(args.seed), args.opponent_seats
+    )
     callback = make_callback(args, rules, env, pool, run_dir)
     start = time.time()
     model.learn(args.total_timesteps, callback=callback)
