@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import io
+import json
 import time
 import zipfile
 from pathlib import Path
@@ -27,6 +28,7 @@ from training.evaluate import evaluate
 
 POOL_KINDS = ("self", "snapshots", "heuristic", "random", "search")
 _TAGS = {"train/": "losses/", "rollout/": "charts/", "time/": "charts/"}
+_ROLLOUT_STATE = ("_last_obs", "_last_episode_starts", "_last_original_obs")
 
 
 def set_threads(threads: int) -> None:
@@ -216,7 +218,7 @@ def plot_learning_curve(
 
 
 def export_model(src: Path | str, dst: Path | str, half: bool = True) -> Path:
-    """Copy a model zip for playing: no optimizer state, weights stored as float16 if ``half``.
+    """Copy a model zip for playing: no optimizer state or last rollout, float16 weights if ``half``.
 
     The copy loads with ``SB3Policy`` (``model:<path>``, ``--init-model``),
     which casts the weights back to float32; ``MaskablePPO.load`` would ask
@@ -228,6 +230,11 @@ def export_model(src: Path | str, dst: Path | str, half: bool = True) -> Path:
             if item.filename == "policy.optimizer.pth":
                 continue
             payload = zin.read(item.filename)
+            if item.filename == "data":  # drop the last rollout's observations (large, not needed to play)
+                data = json.loads(payload)
+                payload = json.dumps(
+                    {k: v for k, v in data.items() if k not in _ROLLOUT_STATE}, indent=4
+                ).encode()
             if half and item.filename == "policy.pth":
                 weights = torch.load(io.BytesIO(payload), map_location="cpu", weights_only=True)
                 buffer = io.BytesIO()
