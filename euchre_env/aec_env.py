@@ -440,6 +440,8 @@ class raw_env(AECEnv, EzPickle):
         }
         self._action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._table: Table | None = None
+        self._paid = False  # the last step paid a hand's rewards
+        self._truth_key: tuple[Any, ...] | None = None  # what the current infos were built from
         self._seed_rng: np.random.Generator | None = None
 
     @property
@@ -502,23 +504,31 @@ class raw_env(AECEnv, EzPickle):
             raise _illegal(t, a, agent)
         t.step(a)
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        if self._paid:  # the previous step paid a hand's rewards: clear them
+            self._clear_rewards()
+            self._paid = False
         if t.hand_over:  # rewards of the hand, from the engine's one definition
-            points = engine.rewards(t.state(), self.rules, self.zero_sum)[0]
+            points = engine.points_to_rewards(np.array([t.last_points]), self.rules, self.zero_sum)[0]
             for name in self.agents:
                 self.rewards[name] = float(points[self._seats[name]])
+            self._accumulate_rewards()
+            self._paid = True
         if t.done:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self.possible_agents[t.turn]
         self._set_infos()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _set_infos(self) -> None:
-        truth = ground_truth(self._require_table())
-        self.infos = {a: dict(truth) for a in self.agents}
+        """``infos``: the ground truth for every agent, rebuilt only when it changes."""
+        t = self._require_table()
+        key = (t.maker, t.called, t.partner, t.revealed, t.alone, t.hand_over, t.hand_no, t.winners)
+        if key != self._truth_key or set(self.infos) != set(self.agents):
+            truth = ground_truth(t)
+            self.infos = {a: dict(truth) for a in self.agents}
+            self._truth_key = key
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new hand (or game) and select the first agent to act.
@@ -536,10 +546,11 @@ class raw_env(AECEnv, EzPickle):
                 (saying what is wrong).
         """
         deal = self._deal_option(options)
-        state = engine.init_state(
-            self.rules, seeds=[self._engine_seed(seed)], deals=None if deal is None else [deal]
-        )
-        self._table = Table(state, self.rules)
+        engine_seed = self._engine_seed(seed)
+        if deal is None:
+            self._table = Table.new(self.rules, engine_seed)
+        else:
+            self._table = Table(engine.init_state(self.rules, seeds=[engine_seed], deals=[deal]), self.rules)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -547,6 +558,7 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self._skip_agent_selection = None
         self.agent_selection = agent_name(self._table.turn)
+        self._paid, self._truth_key = False, None
         self._set_infos()
         if self.render_mode == "human":
             self.render()

@@ -25,7 +25,7 @@ def test_lockstep_with_batched_engine(name: str) -> None:
     rng = np.random.default_rng(7)
     b = 150
     state = E.init_state(rules, b, rng=rng)
-    tables = [Table(state, rules, i) for i in range(b)]
+    tables = [Table(state, rules, i) if i % 2 else Table.new(rules, int(state.seed[i])) for i in range(b)]
     step = 0
     while not E.is_done(state).all():
         actions = E.sample_legal(state, rules, rng)
@@ -44,6 +44,16 @@ def test_lockstep_with_batched_engine(name: str) -> None:
                 )
         step += 1
     assert all(t.state() == state.take([i]) for i, t in enumerate(tables)), "final states differ"
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_new_table_deals_as_init_state(name: str) -> None:
+    """Table.new(rules, seed) deals exactly as init_state(rules, seeds=[seed]) (RULES-NOTES 1, 4)."""
+    rules: RulesConfig = CONFIGS[name]
+    seeds = [0, 1, 2**63 - 1, 2**64 - 1, *np.random.default_rng(3).integers(0, 2**63, 300).tolist()]
+    state = E.init_state(rules, seeds=seeds)
+    for i, seed in enumerate(seeds):
+        assert Table.new(rules, seed).state() == state.take([i]), f"seed {seed}: dealt differently"
 
 
 def test_table_state_round_trip() -> None:

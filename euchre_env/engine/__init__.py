@@ -49,6 +49,7 @@ __all__ = [
     "is_legal",
     "legal_action_mask",
     "legal_bits",
+    "points_to_rewards",
     "rewards",
     "sample_bits",
     "sample_legal",
@@ -257,7 +258,12 @@ def rewards(s: State, rules: RulesConfig, zero_sum: bool = False) -> np.ndarray:
     Returns:
         Float32 array of shape (B, P).
     """
-    pts = np.where(s.hand_over[:, None], s.last_points, 0).astype(np.float32)
+    return points_to_rewards(np.where(s.hand_over[:, None], s.last_points, 0), rules, zero_sum)
+
+
+def points_to_rewards(points: np.ndarray, rules: RulesConfig, zero_sum: bool = False) -> np.ndarray:
+    """Rewards from hand points ``(B, P)`` (see ``rewards``). Returns float32 ``(B, P)``."""
+    pts = np.asarray(points, dtype=np.float32)
     if not zero_sum:
         return pts
     if rules.called_card:

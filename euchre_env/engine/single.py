@@ -4,13 +4,14 @@ numpy's per-call cost dominates a batch of one, so single-table users (the
 PettingZoo AEC env, the single-agent Gymnasium env, interactive play) step a
 ``Table`` instead. It holds one row of a ``State`` as Python ints, applies the
 same per-phase transitions as the batched functions (with the same lookup
-tables), and hands over to the batched engine wherever a hand starts or ends:
-dealing, scoring, the game flow and the hand record are the batched code
-itself (``play.end_hand``), run on a batch of one.
+tables), including dealing (the same splitmix64 shuffle), scoring, the hand
+record and the game flow. ``Table.new(rules, seed)`` deals a new table without
+building a batched state.
 
-``tests/test_single_table.py`` steps a ``Table`` and the batched engine in
-lockstep over thousands of random hands per preset and requires identical
-states, legal sets and observations after every decision.
+``tests/test_single_table.py`` checks ``Table.new`` against ``init_state`` and
+steps a ``Table`` and the batched engine in lockstep over thousands of random
+hands per preset, requiring identical states, legal sets and observations
+after every decision.
 """
 
 from __future__ import annotations
@@ -31,16 +32,23 @@ from euchre_env.actions import (
     ORDER_UP,
     Phase,
 )
-from euchre_env.encoding import SPREAD_BITS, obs_layout, score_thresholds
-from euchre_env.engine import masks, play
+from euchre_env.encoding import CARD_SLOTS, obs_layout, score_thresholds
+from euchre_env.engine import deal, masks
 from euchre_env.engine.tables import NEXT_ACTIVE, NUM_ACTIVE
-from euchre_env.rules import NUM_TRICKS, RulesConfig
+from euchre_env.rules import HAND_SIZE, NUM_TRICKS, RulesConfig
 from euchre_env.state import State
 
 _EFFECTIVE_SUIT = cards.EFFECTIVE_SUIT.tolist()
 _STRENGTH = cards.STRENGTH.tolist()  # [trump][led][card + 1]
 _CARD_SUIT = cards.CARD_SUIT.tolist()
 _FIELDS = [f.name for f in fields(State)]
+_NEXT = {p: NEXT_ACTIVE[p].tolist() for p in NEXT_ACTIVE}
+_NUM_ACTIVE = {p: NUM_ACTIVE[p].tolist() for p in NUM_ACTIVE}
+_M64 = (1 << 64) - 1
+_MASK_BYTES = (NUM_ACTIONS + 7) // 8
+_MASKS: dict[int, np.ndarray] = {}  # legal_mask's cache: action bits -> int8 mask (copied out)
+_MASK_CACHE_SIZE = 1 << 14
+_GOLDEN, _MIX1, _MIX2, _DEALER_SALT = (int(x) for x in (deal._GOLDEN, deal._MIX1, deal._MIX2, deal._DEALER_SALT))
 
 _BID_UPCARD, _DISCARD, _BID_SUIT, _CALL, _DECLARE, _DEFEND, _PLAY, _DONE = (int(p) for p in Phase)
 
@@ -53,13 +61,37 @@ class Table:
     """
 
     def __init__(self, state: State, rules: RulesConfig, row: int = 0) -> None:
+        self._setup(rules)
+        self._load(state.take([row]))
+
+    @classmethod
+    def new(cls, rules: RulesConfig, seed: int) -> Table:
+        """A new game (or hand) dealt from ``seed``: equal to ``Table(init_state(rules, seeds=[seed]), rules)``.
+
+        Dealt on Python ints (the same splitmix64 shuffle as ``engine.deal``),
+        without building a batched state.
+        """
+        t = cls.__new__(cls)
+        t._setup(rules)
+        t._row = _empty_row(rules)
+        t.seed, t.hand_no, t.scores, t.winners = int(seed), 0, [0] * t._p, 0
+        t.dealer = _mix(t.seed ^ _DEALER_SALT) % t._p
+        t.hand_over, t.mask_base, t.mask_bits = False, 0, 0
+        t.last_points, t.last_tricks = [0] * t._p, [0] * t._p
+        t.last_maker = t.last_called = t.last_partner = t.last_defender_alone = -1
+        t.last_trump, t.last_alone = cards.NO_TRUMP, False
+        t._deal_seeded()
+        t._refresh()
+        return t
+
+    def _setup(self, rules: RulesConfig) -> None:
         self.rules = rules
         self._p = rules.num_players
-        self._next = NEXT_ACTIVE[self._p].tolist()
-        self._num_active = NUM_ACTIVE[self._p].tolist()
+        self._next = _NEXT[self._p]
+        self._num_active = _NUM_ACTIVE[self._p]
+        self._deck = _DECKS.setdefault(rules.deck_mask, rules.deck)
         self._obs: _ObsConsts | None = None
-        self._static_obs: dict[int, tuple[tuple[int, int], list[int]]] = {}  # observe's PLAY-phase cache
-        self._load(state.take([row]))
+        self._static_obs: dict[int, tuple[tuple[int, int], int]] = {}  # observe's PLAY-phase cache
 
     def _obs_consts(self) -> _ObsConsts:
         """Observation offsets of this table's rules, built once per table."""
@@ -104,10 +136,14 @@ class Table:
 
     def legal_mask(self, dtype: type = np.int8) -> np.ndarray:
         """Legal-action mask of the seat to act, shape (A,)."""
-        buf = bytearray(NUM_ACTIONS)
-        for a in self.legal_actions():
-            buf[a] = 1
-        return np.frombuffer(buf, dtype=np.int8).astype(dtype)
+        key = self.mask_bits << self.mask_base  # bit a = action a
+        mask = _MASKS.get(key)
+        if mask is None:
+            if len(_MASKS) >= _MASK_CACHE_SIZE:
+                _MASKS.clear()
+            raw = np.frombuffer(key.to_bytes(_MASK_BYTES, "little"), np.uint8)
+            mask = _MASKS[key] = np.unpackbits(raw, count=NUM_ACTIONS, bitorder="little").view(np.int8)
+        return mask.astype(dtype)
 
     # --- transitions ---------------------------------------------------------
     def step(self, action: int) -> None:
@@ -260,63 +296,157 @@ class Table:
             self._end_hand(thrown_in=False)
 
     def _end_hand(self, thrown_in: bool) -> None:
-        """Score and deal on with the batched engine itself, on a batch of one."""
-        s = self.state()
-        play.end_hand(s, np.zeros(1, np.int64), self.rules, thrown_in=thrown_in)
-        self._load(s)
+        """Score, record the hand and end the episode or deal on: ``play.end_hand`` for one table."""
+        p = self._p
+        pts = [0] * p if thrown_in else self._hand_points()
+        self.scores = [a + b for a, b in zip(self.scores, pts)]
+        self.hand_over = True
+        self.last_points, self.last_tricks = pts, list(self.tricks_won)
+        self.last_maker, self.last_trump, self.last_called = self.maker, self.trump, self.called
+        self.last_partner, self.last_alone, self.last_defender_alone = self.partner, self.alone, self.defender_alone
+        if self.rules.episode == "game":
+            top = max(self.scores)
+            if top < self.rules.points_to_win:
+                self.hand_no += 1
+                self.dealer = (self.dealer + 1) % p
+                self._deal_seeded()
+                return
+            self.winners = sum(1 << i for i, v in enumerate(self.scores) if v == top)
+        self.phase, self.turn = _DONE, -1
+
+    def _hand_points(self) -> list[int]:
+        """Points per seat of the finished hand, as ``play.hand_points``."""
+        maker, seats = self.maker, range(self._p)
+        if self.rules.called_card:
+            side = [s == maker or s == self.partner for s in seats]
+        else:
+            side = [s % 2 == maker % 2 for s in seats]
+        taken = sum(n for n, on in zip(self.tricks_won, side) if on)
+        if taken >= 3:
+            win = (4 if self.alone else 2) if taken == NUM_TRICKS else 1
+            return [win if on else 0 for on in side]
+        euchre = 4 if self.alone and self.defender_alone >= 0 else 2
+        return [0 if on else euchre for on in side]
+
+    def _deal_seeded(self) -> None:
+        """Deal from (seed, hand_no) and reset the per-hand fields, as ``deal.deal_seeded``."""
+        p, deck = self._p, self._deck
+        key = _mix(self.seed ^ _mix(self.hand_no & _M64))
+        noise = [_mix((key + i * _GOLDEN) & _M64) for i in range(len(deck))]
+        order = [deck[i] for i in sorted(range(len(deck)), key=noise.__getitem__)]
+        hands = [0] * p
+        for k in range(p):
+            bits = 0
+            for c in order[k * HAND_SIZE : (k + 1) * HAND_SIZE]:
+                bits |= 1 << c
+            hands[(self.dealer + 1 + k) % p] = bits
+        self.hands = hands
+        self.upcard = order[p * HAND_SIZE]
+        kitty = 0
+        for c in order[p * HAND_SIZE :]:
+            kitty |= 1 << c
+        self.kitty = kitty
+        self.discard, self.phase, self.turn = -1, _BID_UPCARD, (self.dealer + 1) % p
+        self.trump, self.bid_round, self.alone, self.out = cards.NO_TRUMP, 1, False, 0
+        self.maker = self.called = self.partner = self.revealed = -1
+        self.defender_alone = self.leader = self.led = -1
+        self.trick_no = self.n_played = 0
+        self.trick_cards = [[-1] * p for _ in range(NUM_TRICKS)]
+        self.trick_winner, self.trick_bits = [-1] * NUM_TRICKS, [0] * NUM_TRICKS
+        self.played_by, self.tricks_won = [0] * p, [0] * p
+
+
+def _mix(x: int) -> int:
+    """splitmix64 of one Python int (``deal.splitmix64`` for a scalar)."""
+    z = (x + _GOLDEN) & _M64
+    z = ((z ^ (z >> 30)) * _MIX1) & _M64
+    z = ((z ^ (z >> 27)) * _MIX2) & _M64
+    return z ^ (z >> 31)
+
+
+_EMPTY_ROWS: dict[RulesConfig, State] = {}
+_DECKS: dict[int, list[int]] = {}
+
+
+def _empty_row(rules: RulesConfig) -> State:
+    """A batch-of-one state of the right dtypes (``Table.state`` writes into a copy of it)."""
+    if rules not in _EMPTY_ROWS:
+        _EMPTY_ROWS[rules] = deal.empty_state(1, rules)
+    return _EMPTY_ROWS[rules]
 
 
 def observe(t: Table, viewer: int, dtype: type = np.float32) -> np.ndarray:
     """Seat ``viewer``'s observation of table ``t``: ``encoding.encode`` for one row.
 
-    The pieces fixed during trick play (bids, declarations, scores, ...) are
-    cached per viewer while the table is in the PLAY phase.
+    The observation is built as one Python int (bit ``i`` = entry ``i``; a card
+    set is a 32-bit field, so card bitmasks are shifted in whole) and unpacked
+    with one numpy call. The pieces fixed during trick play (bids,
+    declarations, scores, ...) are cached per viewer while the table is in the
+    PLAY phase.
 
     Returns:
         Array of shape ``(obs_layout(rules).size,)``.
     """
+    return _unpack(observe_bits(t, viewer), t._obs_consts(), dtype)
+
+
+def observe_bits(t: Table, viewer: int) -> int:
+    """The observation of ``observe`` as an int: bit ``i`` is entry ``i``."""
     k = t._obs_consts()
     p = t._p
     rel = k.rel[viewer]  # absolute seat of each relative seat
-    # Card sets, spread to one byte per card with one numpy call.
-    trick = t.trick_cards[t.trick_no] if t.trick_no < NUM_TRICKS else k.no_trick
-    sets = [t.hands[viewer], 1 << t.upcard, (1 << t.discard) if t.dealer == viewer and t.discard >= 0 else 0]
-    if k.five:
-        sets.append((1 << t.called) if t.called >= 0 else 0)
-    sets += [(1 << trick[a]) if trick[a] >= 0 else 0 for a in rel]
-    sets += [t.played_by[a] for a in rel]
-    sets += t.trick_bits
-    card_bytes = np.take(SPREAD_BITS, np.array(sets, dtype="<u4").view(np.uint8)).tobytes()
+    # Card sets, CARD_SLOTS bits each, card id c at bit c of its set.
+    bits = t.hands[viewer] << k.hand | 1 << (t.upcard + k.upcard)
+    if t.dealer == viewer and t.discard >= 0:
+        bits |= 1 << (t.discard + k.my_discard)
+    if k.five and t.called >= 0:
+        bits |= 1 << (t.called + k.called_card)
+    if t.trick_no < NUM_TRICKS:
+        trick = t.trick_cards[t.trick_no]
+        off = k.current_trick
+        for a in rel:
+            if trick[a] >= 0:
+                bits |= 1 << (trick[a] + off)
+            off += CARD_SLOTS
+    played_by, off = t.played_by, k.played_by
+    for a in rel:
+        bits |= played_by[a] << off
+        off += CARD_SLOTS
+    off = k.played_in
+    for tb in t.trick_bits:
+        bits |= tb << off
+        off += CARD_SLOTS
+    # Pieces fixed during trick play.
     if t.phase == _PLAY:
         key = (t.hand_no, t.revealed)
         cached = t._static_obs.get(viewer)
         if cached is None or cached[0] != key:
-            cached = (key, _static_on(t, viewer, k))
+            cached = (key, _static_bits(t, viewer, k))
             t._static_obs[viewer] = cached
-        on = list(cached[1])
+        bits |= cached[1]
     else:
-        on = _static_on(t, viewer, k)
+        bits |= _static_bits(t, viewer, k)
     # Pieces that change during trick play.
     tricks_won = t.tricks_won
     for r, a in enumerate(rel):
-        first = k.tricks_won + r * NUM_TRICKS
-        on.extend(range(first, first + tricks_won[a]))
+        bits |= ((1 << tricks_won[a]) - 1) << (k.tricks_won + r * NUM_TRICKS)
     for i, w in enumerate(t.trick_winner):
         if w < 0:
             break
-        on.append(k.trick_winner + i * p + (w - viewer) % p)
+        bits |= 1 << (k.trick_winner + i * p + (w - viewer) % p)
     if t.turn >= 0:
-        on.append(k.to_act + (t.turn - viewer) % p)
-    on.append(k.phase + t.phase)
-    buf = bytearray(k.size)
-    buf[: len(card_bytes)] = card_bytes
-    for i in on:
-        buf[i] = 1
-    return np.frombuffer(buf, dtype=np.uint8).astype(dtype)
+        bits |= 1 << (k.to_act + (t.turn - viewer) % p)
+    return bits | 1 << (k.phase + t.phase)
 
 
-def _static_on(t: Table, viewer: int, k: _ObsConsts) -> list[int]:
-    """Indices set by the pieces that do not change during trick play."""
+def _unpack(bits: int, k: _ObsConsts, dtype: type) -> np.ndarray:
+    """Bits of an int as a 0/1 array of shape ``(k.size,)``."""
+    raw = np.frombuffer(bits.to_bytes(k.nbytes, "little"), np.uint8)
+    return np.unpackbits(raw, count=k.size, bitorder="little").astype(dtype, copy=False)
+
+
+def _static_bits(t: Table, viewer: int, k: _ObsConsts) -> int:
+    """Bits set by the pieces that do not change during trick play (as ``observe_bits``)."""
     p = t._p
     dealer, maker = t.dealer, t.maker
     made = maker >= 0
@@ -355,7 +485,10 @@ def _static_on(t: Table, viewer: int, k: _ObsConsts) -> list[int]:
             on.append(k.other + (t.partner - viewer) % p)
     elif t.defender_alone >= 0:
         on.append(k.other + (t.defender_alone - viewer) % p)
-    return on
+    bits = 0
+    for i in on:
+        bits |= 1 << i
+    return bits
 
 
 class _ObsConsts:
@@ -366,6 +499,10 @@ class _ObsConsts:
         at = lay.offsets
         p = rules.num_players
         self.size = lay.size
+        self.nbytes = (lay.size + 7) // 8
+        self.hand, self.upcard, self.my_discard = at["hand"], at["upcard"], at["my_discard"]
+        self.called_card = at.get("called_card", -1)
+        self.current_trick, self.played_by, self.played_in = at["current_trick"], at["played_by"], at["played_in"]
         self.five = rules.called_card
         self.rel = [[(v + r) % p for r in range(p)] for v in range(p)]
         self.no_trick = [-1] * p
