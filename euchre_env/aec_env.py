@@ -50,7 +50,8 @@ settings of `rules.make_rules`; an unknown setting or a bad value raises
 
 `raw_env(...)` takes the same arguments and is not wrapped; `env(...)` wraps it
 with `TerminateIllegalWrapper(illegal_reward=-1)`, `AssertOutOfBoundsWrapper`
-and `OrderEnforcingWrapper`, as PettingZoo classic environments do.
+and `OrderEnforcingWrapper`, as PettingZoo classic environments do (subclasses
+of PettingZoo's wrappers that skip its per-attribute `__getattr__` chain).
 
 ### Observation Space
 
@@ -240,10 +241,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from euchre_env import actions, cards, engine
 from euchre_env.actions import NUM_ACTIONS, Phase
+from euchre_env.aec_wrappers import wrap_classic
 from euchre_env.encoding import obs_layout
 from euchre_env.engine import IllegalActionError, single
 from euchre_env.engine.single import Table
@@ -261,14 +262,12 @@ def env(variant: str | RulesConfig = "four_handed", **kwargs: Any) -> AECEnv:
     """``raw_env`` wrapped as PettingZoo classic envs are: an illegal move ends the episode.
 
     Wrappers, outermost first: ``OrderEnforcingWrapper``,
-    ``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper(illegal_reward=-1)``.
+    ``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper(illegal_reward=-1)``
+    (subclasses of PettingZoo's that read the per-step attributes directly,
+    see :mod:`euchre_env.aec_wrappers`).
     Arguments are those of ``raw_env``.
     """
-    wrapped: AECEnv = raw_env(variant, **kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
-    return wrapped
+    return wrap_classic(raw_env(variant, **kwargs), NUM_ACTIONS, illegal_reward=-1)
 
 
 def action_table() -> str:

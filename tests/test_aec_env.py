@@ -332,6 +332,51 @@ def test_wrapped_env_out_of_range_asserts() -> None:
         e.step(actions.NUM_ACTIONS)
 
 
+def _pettingzoo_wrapped(variant: str) -> Any:
+    """raw_env wrapped with PettingZoo's own classic wrappers (the reference for env())."""
+    from pettingzoo.utils import wrappers
+
+    w = wrappers.TerminateIllegalWrapper(raw_env(variant), illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(w))
+
+
+@pytest.mark.parametrize("variant", ["four_handed", "five_handed"])
+def test_wrapped_env_behaves_as_pettingzoo_wrappers(variant: str) -> None:
+    """env() (aec_wrappers' subclasses) gives exactly what PettingZoo's own wrappers give:
+    the same last() at every decision over random hands, with an illegal move now and then."""
+    from pettingzoo.utils import wrappers
+
+    ours, ref = env(variant), _pettingzoo_wrapped(variant)
+    assert isinstance(ours, wrappers.OrderEnforcingWrapper) and str(ours) == str(ref), "not a classic wrapper"
+    for e in (ours, ref):
+        with pytest.raises(AttributeError, match="before reset"):
+            _ = e.agent_selection
+    rng = np.random.default_rng(5)
+    for episode in range(60):
+        ours.reset(seed=episode)
+        ref.reset(seed=episode)
+        illegal_at = int(rng.integers(0, 40)) if episode % 3 == 0 else -1
+        for n, agent in enumerate(ref.agent_iter()):
+            assert ours.agent_selection == agent, f"episode {episode}: agent_selection differs"
+            (o1, r1, t1, u1, i1), (o2, r2, t2, u2, i2) = ours.last(), ref.last()
+            assert (r1, t1, u1, i1) == (r2, t2, u2, i2), f"episode {episode} step {n}: last() differs"
+            assert np.array_equal(o1["observation"], o2["observation"]), "observations differ"
+            assert np.array_equal(o1["action_mask"], o2["action_mask"]), "masks differ"
+            if t2 or u2:
+                action = None
+            elif n == illegal_at:
+                action = int(np.flatnonzero(o2["action_mask"] == 0)[0])
+            else:
+                legal = np.flatnonzero(o2["action_mask"])
+                action = int(legal[rng.integers(legal.size)])
+            for e in (ours, ref):
+                e.step(np.int64(action) if action is not None and n % 2 else action)
+            assert ours.rewards == ref.rewards and ours._cumulative_rewards == ref._cumulative_rewards, (
+                "rewards"
+            )
+        assert not ours.agents and ours.terminations == ref.terminations == {}, "episode did not end alike"
+
+
 def _play_named(e: Any, names: list[str]) -> None:
     for text in names:
         e.step(actions.parse(text))

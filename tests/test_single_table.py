@@ -13,8 +13,12 @@ from euchre_env.rules import PRESETS, RulesConfig, make_rules
 CONFIGS = {
     **PRESETS,
     "five_handed_game": make_rules("five_handed", episode="game", points_to_win=5),
-    "four_handed_no_stick_game": make_rules("four_handed", stick_the_dealer=False, episode="game", points_to_win=5),
-    "four_handed_defend_alone_game": make_rules("four_handed", defend_alone=True, episode="game", points_to_win=7),
+    "four_handed_no_stick_game": make_rules(
+        "four_handed", stick_the_dealer=False, episode="game", points_to_win=5
+    ),
+    "four_handed_defend_alone_game": make_rules(
+        "four_handed", defend_alone=True, episode="game", points_to_win=7
+    ),
 }
 
 
@@ -31,7 +35,9 @@ def test_lockstep_with_batched_engine(name: str) -> None:
         actions = E.sample_legal(state, rules, rng)
         mask = E.legal_action_mask(state)
         for i, t in enumerate(tables):
-            assert t.legal_actions() == np.flatnonzero(mask[i]).tolist(), f"[{step}] table {i}: legal sets differ"
+            assert t.legal_actions() == np.flatnonzero(mask[i]).tolist(), (
+                f"[{step}] table {i}: legal sets differ"
+            )
         state = E.step(state, actions, rules)
         for i, t in enumerate(tables):
             t.step(int(actions[i]))

@@ -48,7 +48,9 @@ _M64 = (1 << 64) - 1
 _MASK_BYTES = (NUM_ACTIONS + 7) // 8
 _MASKS: dict[int, np.ndarray] = {}  # legal_mask's cache: action bits -> int8 mask (copied out)
 _MASK_CACHE_SIZE = 1 << 14
-_GOLDEN, _MIX1, _MIX2, _DEALER_SALT = (int(x) for x in (deal._GOLDEN, deal._MIX1, deal._MIX2, deal._DEALER_SALT))
+_GOLDEN, _MIX1, _MIX2, _DEALER_SALT = (
+    int(x) for x in (deal._GOLDEN, deal._MIX1, deal._MIX2, deal._DEALER_SALT)
+)
 
 _BID_UPCARD, _DISCARD, _BID_SUIT, _CALL, _DECLARE, _DEFEND, _PLAY, _DONE = (int(p) for p in Phase)
 
@@ -299,11 +301,15 @@ class Table:
         """Score, record the hand and end the episode or deal on: ``play.end_hand`` for one table."""
         p = self._p
         pts = [0] * p if thrown_in else self._hand_points()
-        self.scores = [a + b for a, b in zip(self.scores, pts)]
+        self.scores = [a + b for a, b in zip(self.scores, pts, strict=True)]
         self.hand_over = True
         self.last_points, self.last_tricks = pts, list(self.tricks_won)
         self.last_maker, self.last_trump, self.last_called = self.maker, self.trump, self.called
-        self.last_partner, self.last_alone, self.last_defender_alone = self.partner, self.alone, self.defender_alone
+        self.last_partner, self.last_alone, self.last_defender_alone = (
+            self.partner,
+            self.alone,
+            self.defender_alone,
+        )
         if self.rules.episode == "game":
             top = max(self.scores)
             if top < self.rules.points_to_win:
@@ -321,7 +327,7 @@ class Table:
             side = [s == maker or s == self.partner for s in seats]
         else:
             side = [s % 2 == maker % 2 for s in seats]
-        taken = sum(n for n, on in zip(self.tricks_won, side) if on)
+        taken = sum(n for n, on in zip(self.tricks_won, side, strict=True) if on)
         if taken >= 3:
             win = (4 if self.alone else 2) if taken == NUM_TRICKS else 1
             return [win if on else 0 for on in side]
@@ -502,7 +508,11 @@ class _ObsConsts:
         self.nbytes = (lay.size + 7) // 8
         self.hand, self.upcard, self.my_discard = at["hand"], at["upcard"], at["my_discard"]
         self.called_card = at.get("called_card", -1)
-        self.current_trick, self.played_by, self.played_in = at["current_trick"], at["played_by"], at["played_in"]
+        self.current_trick, self.played_by, self.played_in = (
+            at["current_trick"],
+            at["played_by"],
+            at["played_in"],
+        )
         self.five = rules.called_card
         self.rel = [[(v + r) % p for r in range(p)] for v in range(p)]
         self.no_trick = [-1] * p
