@@ -243,7 +243,7 @@ class LearnerTables:
     # --- internals --------------------------------------------------------
     def _step_rows(self, s: State, acts: np.ndarray, moving: np.ndarray, idx: np.ndarray) -> State:
         """One engine step for the rows ``moving`` of ``s`` (table ids ``idx``); other rows keep their state."""
-        new = engine.step(s, acts, self.rules, active=moving)
+        new = engine.step(s, acts, self.rules, active=moving, inplace=True)
         ended = np.flatnonzero(new.hand_over & moving)
         if ended.size:
             pts = engine.rewards(new, self.rules, self.zero_sum)  # (n, P)

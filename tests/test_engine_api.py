@@ -26,6 +26,29 @@ def test_step_active_moves_only_active_tables(name: str) -> None:
         s = new
 
 
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_step_inplace_equals_step(name: str) -> None:
+    """engine.step(inplace=True) updates the state itself to exactly what step() returns, with and
+    without ``active``, over whole games; an illegal action changes nothing."""
+    from euchre_env.rules import make_rules
+
+    rules = make_rules(name, episode="game", points_to_win=5)
+    rng = np.random.default_rng(4)
+    s = E.init_state(rules, 300, rng=rng)
+    mine = s.copy()
+    while not E.is_done(s).all():
+        acts = E.sample_legal(s, rules, rng)
+        active = rng.random(300) < 0.7 if rng.random() < 0.5 else None
+        s = E.step(s, acts, rules, active=active)
+        out = E.step(mine, acts, rules, active=active, inplace=True)
+        assert out is mine and mine == s, "in-place step differs from step"
+    live = E.init_state(rules, 2, rng=rng)
+    before = live.copy()
+    with pytest.raises(E.IllegalActionError):
+        E.step(live, np.array([0, 0]), rules, inplace=True)
+    assert live == before, "an illegal in-place step changed the state"
+
+
 def test_step_active_ignores_illegal_actions_of_inactive_tables() -> None:
     """An inactive table's action is not checked (it does not move)."""
     rules = PRESETS["four_handed"]

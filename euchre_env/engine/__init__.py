@@ -180,9 +180,14 @@ _DONE = int(Phase.DONE)
 
 
 def step(
-    s: State, action: np.ndarray | Sequence[int], rules: RulesConfig, active: np.ndarray | None = None
+    s: State,
+    action: np.ndarray | Sequence[int],
+    rules: RulesConfig,
+    active: np.ndarray | None = None,
+    *,
+    inplace: bool = False,
 ) -> State:
-    """Apply one action per table and return the new state (``s`` is not changed).
+    """Apply one action per table and return the new state (``s`` is not changed unless ``inplace``).
 
     Args:
         s: the state, ``B`` tables.
@@ -191,6 +196,8 @@ def step(
         rules: the game's rules.
         active: optional bool array (B,): only these tables move; the others
             keep their state exactly (their action is ignored).
+        inplace: update ``s`` itself and return it (saves copying every
+            array; the errors below are raised before anything changes).
 
     Raises:
         ValueError: ``action`` or ``active`` has the wrong shape or type.
@@ -206,9 +213,9 @@ def step(
     bad = live & ~is_legal(a, s.mask_base, s.mask_bits)
     if bad.any():
         raise _illegal(s, a, s.mask_base.astype(np.int64), s.mask_bits, int(np.flatnonzero(bad)[0]))
-    new = s.copy()
+    new = s if inplace else s.copy()
     if active is None:
-        phase_of = s.phase
+        phase_of = s.phase.copy() if inplace else s.phase  # the handlers change new.phase
         new.hand_over[:] = False
     else:
         phase_of = np.where(live, s.phase, _DONE)
