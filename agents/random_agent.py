@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
-from euchre_env.engine import sample_bits
+from euchre_env.policies import RandomPolicy
 
 
-class RandomAgent(Agent):
-    """Uniform over the legal actions of each row; all randomness from ``rng``.
+class RandomAgent(Agent, RandomPolicy):
+    """``euchre_env.policies.RandomPolicy`` as an agent: the same choices, plus
+    ``Agent.check_batch``'s input errors; all randomness from ``rng``.
 
     Besides ``act`` it offers the observation-free fast path
     ``act_bits(base, bits, u)`` over the engine's compact legal sets (see
@@ -19,12 +20,6 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """A uniformly random legal action per row. Int64 (B,)."""
-        _, masks = self.check_batch(observations, action_masks)
-        # The argmax of i.i.d. uniform keys over the legal set is uniform over that set.
-        keys = np.where(masks, rng.random(masks.shape), -1.0)
-        return keys.argmax(axis=1).astype(np.int64)
-
-    def act_bits(self, base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """The legal action of rank ``floor(u * count)`` per row (uniform for uniform ``u``). Int64 (B,)."""
-        return sample_bits(base, bits, u)
+        """A uniformly random legal action per row (``RandomPolicy.act``). Int64 (B,)."""
+        obs, masks = self.check_batch(observations, action_masks)
+        return RandomPolicy.act(self, obs, masks, rng)
