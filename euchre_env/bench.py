@@ -166,6 +166,33 @@ def aec_loop(variant: str, wrapped: bool) -> Callable[[float], tuple[int, float]
     return run
 
 
+def gym_env_loop(variant: str) -> Callable[[float], tuple[int, float]]:
+    """``EuchreEnv`` (one learner seat, random opponents): every decision (learner and opponents) counts.
+
+    The learner takes a random legal action from ``info["action_mask"]``; each
+    step returns a float32 observation ``(D,)``.
+    """
+    from euchre_env.gym_env import EuchreEnv
+
+    env = EuchreEnv(variant)
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def run(seconds: float) -> tuple[int, float]:
+        nonlocal info
+        core = env.tables
+        before = core.learner_decisions + core.opponent_decisions
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, terminated, _, info = env.step(int(legal[int(rng.random() * legal.size)]))
+            if terminated:
+                _, info = env.reset()
+        return core.learner_decisions + core.opponent_decisions - before, time.perf_counter() - start
+
+    return run
+
+
 def vector_env_loop(variant: str, num_envs: int) -> Callable[[float], tuple[int, float]]:
     """``EuchreVectorEnv`` against random opponents: every decision (learner and opponents) counts.
 
@@ -193,12 +220,13 @@ def vector_env_loop(variant: str, num_envs: int) -> Callable[[float], tuple[int,
 
 
 def bench_envs(seconds: float, repeats: int, num_envs: int = 4096) -> dict[str, Any]:
-    """AEC loop (raw and wrapped) and vector-env decisions/s for both variants."""
+    """AEC loop (raw and wrapped), single-agent env and vector-env decisions/s for both variants."""
     out: dict[str, Any] = {}
     for variant in ("four_handed", "five_handed"):
         out[variant] = {
             "aec_raw": _best_rate(aec_loop(variant, wrapped=False), seconds, repeats),
             "aec_wrapped": _best_rate(aec_loop(variant, wrapped=True), seconds, repeats),
+            "gym_env": _best_rate(gym_env_loop(variant), seconds, repeats),
             f"vector_env_{num_envs}": _best_rate(vector_env_loop(variant, num_envs), seconds, repeats),
         }
     return out
@@ -262,8 +290,9 @@ def _print(out: dict[str, Any]) -> None:
     for variant, res in out.get("envs", {}).items():
         print(f"environments, {variant}:")
         for name, rate in res.items():
-            against = py_ref if name.startswith("aec") else cpp
-            label = "OpenSpiel Python loop" if name.startswith("aec") else "OpenSpiel C++"
+            single = name.startswith(("aec", "gym"))
+            against = py_ref if single else cpp
+            label = "OpenSpiel Python loop" if single else "OpenSpiel C++"
             ratio = f"  {rate / against:5.2f}x {label}" if against else ""
             print(f"  {name:22s} {rate:>12,.0f} decisions/s{ratio}")
 

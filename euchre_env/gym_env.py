@@ -13,7 +13,9 @@ from gymnasium import spaces
 from euchre_env import cards
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
-from euchre_env.learner_tables import LearnerTables, seeds_to_array
+from euchre_env.engine.single import Table
+from euchre_env.learner_table import LearnerTable
+from euchre_env.learner_tables import seeds_to_array
 from euchre_env.policies import Opponents
 from euchre_env.render import to_ansi
 from euchre_env.rules import make_rules
@@ -166,7 +168,7 @@ class EuchreEnv(gym.Env):
             )
         self.rules = make_rules(variant, **settings)
         self.render_mode = render_mode
-        self._tables = LearnerTables(1, self.rules, opponents, seat, zero_sum)
+        self._tables = LearnerTable(self.rules, opponents, seat, zero_sum)
         size = obs_layout(self.rules).size
         self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = LegalDiscrete(NUM_ACTIONS, self.action_masks)
@@ -174,18 +176,18 @@ class EuchreEnv(gym.Env):
 
     @property
     def state(self) -> State | None:
-        """The engine state (one table), None before the first reset."""
+        """A copy of the engine state (one table), None before the first reset."""
         return self._tables.state
 
     @property
-    def tables(self) -> LearnerTables:
-        """The batched core (one table) the env runs on."""
+    def tables(self) -> LearnerTable:
+        """The core the env runs on (one table on the engine's single-table path)."""
         return self._tables
 
     @property
     def learner_seat(self) -> int:
         """The learner's absolute seat in the current episode."""
-        return int(self._tables.seat[0])
+        return self._tables.seat
 
     def set_opponents(self, opponents: Opponents) -> None:
         """Replace the opponent policies (e.g. with a self-play snapshot)."""
@@ -203,10 +205,11 @@ class EuchreEnv(gym.Env):
         deal = _deal_option(options)
         tables = self._tables
         if seed is not None:
-            tables.seed(seeds_to_array(seed, 1), seed)
+            seeds_to_array(seed, 1)  # the vector env's seed checks
+            tables.seed(seed)
         elif not tables.keyed:
             tables.draw_keys(self.np_random)
-        tables.start(np.zeros(1, np.int64), deals=None if deal is None else [deal])
+        tables.start(deal)
         tables.advance()
         self._over = False
         return self._observe(), self._info()
@@ -225,13 +228,13 @@ class EuchreEnv(gym.Env):
         a = _check_action(action)
         if self.illegal_action == "terminate" and not (0 <= a < NUM_ACTIONS and self._mask[a]):
             self._over = True
-            obs = tables.observe()[0]
+            obs = tables.observe()
             self._mask = np.zeros(NUM_ACTIONS, bool)
             return obs, ILLEGAL_ACTION_REWARD, True, False, {**self._info(), "illegal_action": True}
-        tables.act(np.array([a], np.int64), np.ones(1, bool))
+        tables.act(a)
         tables.advance()
-        reward = float(tables.take_rewards(np.ones(1, bool))[0])
-        self._over = bool(tables.done()[0])
+        reward = tables.take_reward()
+        self._over = tables.done
         return self._observe(), reward, self._over, False, self._info()
 
     def render(self) -> str | None:
@@ -244,13 +247,13 @@ class EuchreEnv(gym.Env):
         return to_ansi(self.state, self.rules, viewer=self.learner_seat)
 
     def _observe(self) -> np.ndarray:
-        self._mask = self._tables.action_masks()[0]
-        return self._tables.observe()[0]
+        self._mask = self._tables.action_mask()
+        return self._tables.observe()
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self._mask.copy(), "learner_seat": self.learner_seat}
-        if self._tables.hand_ended[0]:
-            info["hand"] = _hand_dict(self._tables.summary())
+        if self._tables.hand_ended:
+            info["hand"] = hand_dict(self._tables.table)
         return info
 
 
@@ -275,21 +278,20 @@ def _deal_option(options: dict[str, Any] | None) -> dict | None:
     return options.get("deal")
 
 
-def _hand_dict(summary: dict[str, np.ndarray]) -> dict[str, Any]:
-    """Plain Python values of table 0's hand summary."""
-    trump = int(summary["trump"][0])
-    called = int(summary["called"][0])
+def hand_dict(t: Table) -> dict[str, Any]:
+    """``info["hand"]``: plain Python values describing table ``t``'s last finished hand."""
+    trump, called = t.last_trump, t.last_called
     return {
-        "points": summary["points"][0].tolist(),
-        "tricks": summary["tricks"][0].tolist(),
-        "maker": int(summary["maker"][0]),
+        "points": list(t.last_points),
+        "tricks": list(t.last_tricks),
+        "maker": t.last_maker,
         "trump": cards.SUIT_CHARS[trump] if trump < cards.NUM_SUITS else None,
-        "alone": bool(summary["alone"][0]),
+        "alone": bool(t.last_alone),
         "called": cards.name(called) if called >= 0 else None,
-        "partner": int(summary["partner"][0]),
-        "defender_alone": int(summary["defender_alone"][0]),
-        "scores": summary["scores"][0].tolist(),
-        "winners": [s for s in range(summary["scores"].shape[1]) if int(summary["winners"][0]) >> s & 1],
+        "partner": t.last_partner,
+        "defender_alone": t.last_defender_alone,
+        "scores": list(t.scores),
+        "winners": [s for s in range(len(t.scores)) if t.winners >> s & 1],
     }
 
 

@@ -1,8 +1,9 @@
 """``LearnerTables``: ``B`` tables in one engine state, one learning seat per table.
 
-The batched core shared by :class:`~euchre_env.gym_env.EuchreEnv` (``B = 1``),
-:class:`~euchre_env.vector_env.EuchreVectorEnv` and
-:class:`~euchre_env.sb3_vec_env.EuchreSB3VecEnv`. Between two learner
+The batched core shared by :class:`~euchre_env.vector_env.EuchreVectorEnv` and
+:class:`~euchre_env.sb3_vec_env.EuchreSB3VecEnv`
+(:class:`~euchre_env.gym_env.EuchreEnv` runs the same logic on one table on
+the engine's single-table path: :mod:`euchre_env.learner_table`). Between two learner
 decisions the opponents move in *rounds*: each round makes one batched call
 per distinct opponent policy (on the rows where that policy's seat is to act)
 and one engine step; rows already at a learner decision (or done) wait. When

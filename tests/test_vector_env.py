@@ -24,7 +24,18 @@ CONFIGS = [
     ("five_handed", {}),
     ("four_handed", {"episode": "game", "points_to_win": 5, "defend_alone": True}),
     ("five_handed", {"episode": "game", "points_to_win": 5}),
+    ("four_handed", {"zero_sum": True, "opponents": "mixed"}),
+    ("five_handed", {"zero_sum": True, "opponents": "mixed", "episode": "game", "points_to_win": 3}),
 ]
+
+
+class HighestLegal:
+    """A deterministic policy without the act_bits fast path: the highest legal action id."""
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The highest legal id per row."""
+        assert observations.shape[0] == action_masks.shape[0], "one observation per mask"
+        return (action_masks.shape[1] - 1 - np.argmax(action_masks[:, ::-1], axis=1)).astype(np.int64)
 
 
 class CountingPolicy(RandomPolicy):
@@ -46,7 +57,12 @@ class CountingPolicy(RandomPolicy):
 @pytest.mark.parametrize(("variant", "settings"), CONFIGS)
 def test_vector_env_equals_single_envs(variant: str, settings: dict) -> None:
     """Table i of a vector env seeded s plays exactly as EuchreEnv seeded s + i (NEXT_STEP autoreset)."""
-    n, steps = 12, 45
+    n, steps = 24, 60
+    settings = dict(settings)
+    if settings.get("opponents") == "mixed":
+        p = 4 if variant == "four_handed" else 5
+        mixed = [RandomPolicy(), HighestLegal(), RandomPolicy(), HighestLegal()][: p - 1]
+        settings["opponents"] = mixed
     venv = EuchreVectorEnv(n, variant, **settings)
     envs = [EuchreEnv(variant, **settings) for _ in range(n)]
     vobs, vinfo = venv.reset(seed=50)

@@ -44,7 +44,7 @@ _CARD_SUIT = cards.CARD_SUIT.tolist()
 _FIELDS = [f.name for f in fields(State)]
 _NEXT = {p: NEXT_ACTIVE[p].tolist() for p in NEXT_ACTIVE}
 _NUM_ACTIVE = {p: NUM_ACTIVE[p].tolist() for p in NUM_ACTIVE}
-_M64 = (1 << 64) - 1
+M64 = (1 << 64) - 1
 _MASK_BYTES = (NUM_ACTIONS + 7) // 8
 _MASKS: dict[int, np.ndarray] = {}  # legal_mask's cache: action bits -> int8 mask (copied out)
 _MASK_CACHE_SIZE = 1 << 14
@@ -77,7 +77,7 @@ class Table:
         t._setup(rules)
         t._row = _empty_row(rules)
         t.seed, t.hand_no, t.scores, t.winners = int(seed), 0, [0] * t._p, 0
-        t.dealer = _mix(t.seed ^ _DEALER_SALT) % t._p
+        t.dealer = mix(t.seed ^ _DEALER_SALT) % t._p
         t.hand_over, t.mask_base, t.mask_bits = False, 0, 0
         t.last_points, t.last_tricks = [0] * t._p, [0] * t._p
         t.last_maker = t.last_called = t.last_partner = t.last_defender_alone = -1
@@ -337,8 +337,8 @@ class Table:
     def _deal_seeded(self) -> None:
         """Deal from (seed, hand_no) and reset the per-hand fields, as ``deal.deal_seeded``."""
         p, deck = self._p, self._deck
-        key = _mix(self.seed ^ _mix(self.hand_no & _M64))
-        noise = [_mix((key + i * _GOLDEN) & _M64) for i in range(len(deck))]
+        key = mix(self.seed ^ mix(self.hand_no & M64))
+        noise = [mix((key + i * _GOLDEN) & M64) for i in range(len(deck))]
         order = [deck[i] for i in sorted(range(len(deck)), key=noise.__getitem__)]
         hands = [0] * p
         for k in range(p):
@@ -362,11 +362,11 @@ class Table:
         self.played_by, self.tricks_won = [0] * p, [0] * p
 
 
-def _mix(x: int) -> int:
+def mix(x: int) -> int:
     """splitmix64 of one Python int (``deal.splitmix64`` for a scalar)."""
-    z = (x + _GOLDEN) & _M64
-    z = ((z ^ (z >> 30)) * _MIX1) & _M64
-    z = ((z ^ (z >> 27)) * _MIX2) & _M64
+    z = (x + _GOLDEN) & M64
+    z = ((z ^ (z >> 30)) * _MIX1) & M64
+    z = ((z ^ (z >> 27)) * _MIX2) & M64
     return z ^ (z >> 31)
 
 
