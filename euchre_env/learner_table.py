@@ -25,12 +25,12 @@ from euchre_env import engine
 from euchre_env.actions import NUM_ACTIONS, Phase, describe
 from euchre_env.engine import IllegalActionError
 from euchre_env.engine.single import M64, Table, mix, observe
-from euchre_env.learner_tables import _GOLDEN, _OPP_SALT, _SEAT_SALT, _legal_list, check_seat
+from euchre_env.learner_tables import GOLDEN, OPP_SALT, SEAT_SALT, check_seat, legal_list
 from euchre_env.policies import Opponents, RandomPolicy, normalize_opponents
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
-_GOLDEN_I, _OPP_SALT_I, _SEAT_SALT_I = int(_GOLDEN), int(_OPP_SALT), int(_SEAT_SALT)
+_GOLDEN_I, _OPP_SALT_I, _SEAT_SALT_I = int(GOLDEN), int(OPP_SALT), int(SEAT_SALT)
 _DONE = int(Phase.DONE)
 
 
@@ -105,7 +105,7 @@ class LearnerTable:
             what = describe(action) if 0 <= action < NUM_ACTIONS else "not an action id"
             raise IllegalActionError(
                 f"illegal action {action} ({what}): phase {Phase(t.phase).name}, learner seat {self.seat} "
-                f"to act; legal actions: {_legal_list(t.mask_base, t.mask_bits)}"
+                f"to act; legal actions: {legal_list(t.mask_base, t.mask_bits)}"
             )
         self.hand_ended = False
         self._step(action)
@@ -181,6 +181,6 @@ class LearnerTable:
         if not (0 <= action < NUM_ACTIONS and t.is_legal(action)):
             raise IllegalActionError(
                 f"opponent policy {policy!r} (relative seat {rel}) chose illegal action {action} at table 0, "
-                f"phase {Phase(t.phase).name}; legal actions: {_legal_list(t.mask_base, t.mask_bits)}"
+                f"phase {Phase(t.phase).name}; legal actions: {legal_list(t.mask_base, t.mask_bits)}"
             )
         return action

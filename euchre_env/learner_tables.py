@@ -36,9 +36,9 @@ from euchre_env.policies import Opponents, normalize_opponents
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_SEAT_SALT = np.uint64(0x5EA7_0F_1EA2_7E25)
-_OPP_SALT = np.uint64(0x0BB0_9E27_5A11_D3C7)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # splitmix64 increment (as engine.deal)
+SEAT_SALT = np.uint64(0x5EA7_0F_1EA2_7E25)  # drawn learner seat: mix(engine_seed ^ SEAT_SALT) % P
+OPP_SALT = np.uint64(0x0BB0_9E27_5A11_D3C7)  # act_bits draws: mix((engine_seed ^ OPP_SALT) + n * GOLDEN)
 _DONE = np.int8(Phase.DONE)
 _SHRINK_BELOW = 256  # keep stepping the whole batch while it has at most this many rows
 _SHRINK_FRACTION = 0.5  # else continue on just the moving rows once fewer than this share move
@@ -161,7 +161,7 @@ class LearnerTables:
         ep_seed = mix(self.keys[rows] ^ mix(self.episode[rows]))  # (n,)
         self.episode[rows] += np.uint64(1)
         if self.fixed_seat is None:
-            self.seat[rows] = mix(ep_seed ^ _SEAT_SALT) % np.uint64(self.rules.num_players)
+            self.seat[rows] = mix(ep_seed ^ SEAT_SALT) % np.uint64(self.rules.num_players)
         else:
             self.seat[rows] = self.fixed_seat
         self.decisions[rows] = 0
@@ -311,7 +311,7 @@ class LearnerTables:
                 continue
             fast = getattr(policy, "act_bits", None)
             if fast is not None:
-                stream = (s.seed[r] ^ _OPP_SALT) + self.decisions[idx[r]] * _GOLDEN  # splitmix64 stream
+                stream = (s.seed[r] ^ OPP_SALT) + self.decisions[idx[r]] * GOLDEN  # splitmix64 stream
                 u = (mix(stream) >> np.uint64(11)).astype(np.float64) * 2.0**-53  # (n,) in [0, 1)
                 a = fast(base[r], bits[r], u)
             else:
@@ -340,7 +340,7 @@ class LearnerTables:
         policy = self.opponents[rel - 1]
         return IllegalActionError(
             f"opponent policy {policy!r} (relative seat {rel}) chose illegal action {int(acts[k])} at table "
-            f"{int(idx[k])}, phase {Phase(s.phase[k]).name}; legal actions: {_legal_list(int(base[k]), int(bits[k]))}"
+            f"{int(idx[k])}, phase {Phase(s.phase[k]).name}; legal actions: {legal_list(int(base[k]), int(bits[k]))}"
         )
 
     def _illegal(
@@ -351,9 +351,10 @@ class LearnerTables:
         where = f" at table {row}" if self.num_tables > 1 else ""
         return IllegalActionError(
             f"illegal action {a} ({what}){where}: phase {Phase(self.state.phase[row]).name}, learner seat "
-            f"{int(self.seat[row])} to act; legal actions: {_legal_list(int(base[row]), int(bits[row]))}"
+            f"{int(self.seat[row])} to act; legal actions: {legal_list(int(base[row]), int(bits[row]))}"
         )
 
 
-def _legal_list(base: int, bits: int) -> str:
+def legal_list(base: int, bits: int) -> str:
+    """The legal actions of a compact ``(base, bits)`` set as text, for error messages."""
     return ", ".join(f"{base + k} ({describe(base + k)})" for k in range(64) if bits >> k & 1)
