@@ -5,12 +5,13 @@ For each decision the agent
 1. samples complete deals consistent with what the seat knows
    (:func:`euchre_env.infoset.sample_worlds`: uniform over consistent deals,
    built from the observation alone, with the acting seat as seat 0), then
-   keeps ``num_worlds`` of them, resampled by how well the rollout policy
-   explains the other seats' public decisions in each (``surprise``): a
-   model of the opponents, still a function of the observation only;
+   keeps ``num_worlds`` of them (``bid_worlds`` outside the card play),
+   resampled by how well the rollout policy explains the other seats'
+   public decisions in each (``surprise``): a model of the opponents, still
+   a function of the observation only;
 2. applies every legal action in every world and values the result for the
    acting seat: in the last ``exact_tricks`` tricks by an exact minimax solve
-   of the open-card endgame, otherwise by ``rollouts`` playouts to the end of
+   of the open-card endgame (:mod:`agents.endgame`), otherwise by ``rollouts`` playouts to the end of
    the hand with ``rollout_policy`` for every seat. All (action x world x
    rollout) tables run as one engine batch;
 3. takes the best mean value, but keeps the rollout policy's own choice
@@ -24,11 +25,16 @@ euchre counts against the makers; ``zero_sum=False`` uses the seat's points.
 
 Rows with a single legal action are answered without search. The agent is a
 ``euchre_env.types.Policy``: it sees only observations and masks.
+
+Defaults differ by game (``VARIANT_DEFAULTS``, measured with duplicate
+evaluation against the heuristic): four-handed, every phase is searched;
+five-handed, only the bidding phases (make trump, discard, call a card or go
+alone) are searched, with more worlds, and the card play is the rollout
+policy's, because searched card play did not beat the heuristic's there.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -36,7 +42,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from euchre_env import engine
+from agents.endgame import endgame_rows, hand_value, solve_endgame
+from euchre_env import actions, cards, engine
 from euchre_env.actions import Phase
 from euchre_env.encoding import encode, obs_layout
 from euchre_env.infoset import history_action, rewind_to_deal, sample_worlds
@@ -45,6 +52,14 @@ from euchre_env.state import State
 from euchre_env.types import Policy
 
 _DONE = int(Phase.DONE)
+_BIDDING = tuple(int(ph) for ph in Phase if ph not in (Phase.PLAY, Phase.DONE))
+
+DEFAULT_PLAY_WORLDS = 32
+# Settings left as None resolve by game: rules.called_card -> (search_phases, bid_worlds).
+VARIANT_DEFAULTS: dict[bool, tuple[tuple[int, ...] | None, int]] = {
+    False: (None, 32),  # four-handed: search every phase
+    True: (_BIDDING, 64),  # five-handed: search the bidding only, 64 worlds
+}
 
 
 def _default_rollout_policy(rules: RulesConfig) -> Policy | None:
@@ -61,7 +76,11 @@ class DeterminizedAgent(Agent):
 
     Args:
         rules: the rules the observations are encoded with.
-        num_worlds: worlds sampled per decision (per round when ``time_budget`` is set).
+        num_worlds: worlds sampled per card-play decision (per round when
+            ``time_budget`` is set); None: ``DEFAULT_PLAY_WORLDS``.
+        bid_worlds: worlds per decision of the other phases (bids, discard,
+            call, declarations); None: the game's default (``VARIANT_DEFAULTS``)
+            when ``num_worlds`` is left at its default, else ``num_worlds``.
         time_budget: seconds per decision, or None. When set, rounds of
             ``num_worlds`` worlds repeat while the next round is expected to
             fit in ``time_budget`` times the number of decisions searched; at
@@ -87,9 +106,13 @@ class DeterminizedAgent(Agent):
         deviation_z: keep the rollout policy's own choice unless an action
             beats it by this many standard errors (paired over the worlds);
             0 always takes the best mean.
-        search_phases: the phases searched (default all); decisions in other
-            phases are the rollout policy's, e.g. ``[Phase.PLAY]`` searches
-            the card play only.
+        search_phases: the phases searched; decisions in other phases are
+            the rollout policy's, e.g. ``[Phase.PLAY]`` searches the card play
+            only. None: the game's default (``VARIANT_DEFAULTS``: all phases
+            four-handed, the bidding phases five-handed).
+        prune_calls: five-handed, search only the calls of trump cards and
+            off-suit aces, going alone, and the rollout policy's own call
+            (needs a rollout policy; ignored with random rollouts).
 
     Raises:
         ValueError: for a bad setting, naming it.
@@ -100,7 +123,8 @@ class DeterminizedAgent(Agent):
     def __init__(
         self,
         rules: RulesConfig,
-        num_worlds: int = 32,
+        num_worlds: int | None = None,
+        bid_worlds: int | None = None,
         time_budget: float | None = None,
         rollout_policy: str | Policy | None = None,
         rollouts: int = 1,
@@ -112,14 +136,21 @@ class DeterminizedAgent(Agent):
         infer_from_play: bool = True,
         deviation_z: float = 1.0,
         search_phases: Sequence[Phase | int] | None = None,
+        prune_calls: bool = True,
     ) -> None:
         super().__init__(rules)
+        default_phases, default_bid_worlds = VARIANT_DEFAULTS[bool(rules.called_card)]
+        if bid_worlds is None:
+            bid_worlds = default_bid_worlds if num_worlds is None else num_worlds
+        num_worlds = DEFAULT_PLAY_WORLDS if num_worlds is None else num_worlds
         _check_int("num_worlds", num_worlds, 1)
+        _check_int("bid_worlds", bid_worlds, 1)
         _check_int("rollouts", rollouts, 1)
         _check_int("exact_tricks", exact_tricks, 0, NUM_TRICKS)
         if time_budget is not None and (isinstance(time_budget, bool) or not float(time_budget) > 0):
             raise ValueError(f"time_budget must be a positive number of seconds or None, got {time_budget!r}")
         self.num_worlds = int(num_worlds)
+        self.bid_worlds = int(bid_worlds)
         self.time_budget = None if time_budget is None else float(time_budget)
         self.rollouts = int(rollouts)
         self.exact_tricks = int(exact_tricks)
@@ -135,9 +166,13 @@ class DeterminizedAgent(Agent):
         if isinstance(deviation_z, bool) or not float(deviation_z) >= 0:
             raise ValueError(f"deviation_z must be a number >= 0, got {deviation_z!r}")
         self.deviation_z = float(deviation_z)
+        if search_phases is None and default_phases is not None and self.rollout_policy is not None:
+            search_phases = default_phases
         self.search_phases = _check_phases(search_phases, self.rollout_policy)
         self.sim_rules = make_rules(rules, episode="hand")  # search stops at the end of the hand
         self._phase_columns = obs_layout(rules).slice("phase")
+        self._trump_columns = obs_layout(rules).slice("trump")
+        self.prune_calls = bool(prune_calls)
         self._rng = np.random.default_rng(seed)
 
     def act(
@@ -157,8 +192,9 @@ class DeterminizedAgent(Agent):
         if handed.size:  # phases left to the rollout policy
             out[handed] = self.rollout_policy.act(obs[handed], masks[handed], gen)
         search = np.flatnonzero(choice & searched)
-        if search.size:
-            out[search] = self._search(obs[search], masks[search], gen)
+        masks = self._prune_calls(obs, masks, search, gen)
+        for rows, w in self._by_worlds(obs, search):
+            out[rows] = self._search(obs[rows], masks[rows], gen, w)
         return out
 
     def action_values(
@@ -166,22 +202,54 @@ class DeterminizedAgent(Agent):
     ) -> np.ndarray:
         """Mean searched value of every legal action, NaN for illegal ones. Float64 (B, A)."""
         obs, masks = self.check_batch(observations, action_masks)
-        owner, action = np.nonzero(masks)
         values = np.full(masks.shape, np.nan)
-        values[owner, action] = self._world_values(obs, owner, action, rng).mean(axis=1)
+        for rows, w in self._by_worlds(obs, np.arange(obs.shape[0])):
+            owner, action = np.nonzero(masks[rows])
+            vals = self._world_values(obs[rows], owner, action, rng, w).mean(axis=1)
+            values[rows[owner], action] = vals
         return values
+
+    def _prune_calls(
+        self, obs: np.ndarray, masks: np.ndarray, rows: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """``masks`` (B, A) with the five-handed calls of ``rows`` cut to the useful ones.
+
+        A maker calls a partner to win tricks, so only trump cards, off-suit
+        aces, going alone and the rollout policy's own call are searched: four
+        times fewer candidates, and fewer chances for noise to pick a bad one.
+        """
+        if not self.prune_calls or self.rollout_policy is None:
+            return masks
+        rows = rows[obs[rows][:, self._phase_columns].argmax(axis=1) == Phase.CALL]
+        if not rows.size:
+            return masks
+        trump = obs[rows][:, self._trump_columns].argmax(axis=1)  # (R,)
+        keep = np.zeros((rows.size, masks.shape[1]), bool)
+        useful = (cards.TRUMP_ORDER[trump] > 0) | (cards.CARD_RANK == cards.ACE)[None, :]  # (R, C)
+        keep[:, actions.CALL_BASE : actions.CALL_BASE + cards.NUM_CARDS] = useful
+        keep[:, actions.ALONE] = True
+        keep[np.arange(rows.size), self.rollout_policy.act(obs[rows], masks[rows], rng)] = True
+        masks = masks.copy()
+        masks[rows] &= keep
+        return masks
+
+    def _by_worlds(self, obs: np.ndarray, rows: np.ndarray) -> list[tuple[np.ndarray, int]]:
+        """``rows`` (R,) grouped by the worlds their phase gets: ``[(rows, worlds), ...]``."""
+        play = obs[rows][:, self._phase_columns].argmax(axis=1) == Phase.PLAY
+        groups = ((rows[~play], self.bid_worlds), (rows[play], self.num_worlds))
+        return [(r, w) for r, w in groups if r.size]
 
     # --- search -------------------------------------------------------------
 
-    def _search(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Chosen action per row (each row has at least two legal actions). Int64 (B,).
+    def _search(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator, w: int) -> np.ndarray:
+        """Chosen action per row (each row has at least two legal actions), ``w`` worlds each. Int64 (B,).
 
         The best mean value wins; with a rollout policy and ``deviation_z > 0``
         the policy's own choice stands unless another action beats it by
         ``deviation_z`` standard errors of the paired per-world differences.
         """
         owner, action = np.nonzero(masks)  # (M,) pairs, sorted by owner
-        vals = self._world_values(obs, owner, action, rng)  # (M, W)
+        vals = self._world_values(obs, owner, action, rng, w)  # (M, W)
         score = vals.mean(axis=1) + rng.random(owner.size) * 1e-9  # random tie-break
         default = np.zeros(owner.size, bool)
         if self.rollout_policy is not None and self.deviation_z > 0:
@@ -195,16 +263,16 @@ class DeterminizedAgent(Agent):
         return action[order[first]]
 
     def _world_values(
-        self, obs: np.ndarray, owner: np.ndarray, action: np.ndarray, rng: np.random.Generator
+        self, obs: np.ndarray, owner: np.ndarray, action: np.ndarray, rng: np.random.Generator, w: int
     ) -> np.ndarray:
         """Value of each (decision, action) pair in each sampled world. Float64 (M, W).
 
-        One round of ``num_worlds`` worlds, or as many rounds as ``time_budget`` allows.
+        One round of ``w`` worlds, or as many rounds as ``time_budget`` allows.
         """
         start = time.perf_counter()
         rounds = []
         while True:
-            rounds.append(self._one_round(obs, owner, action, rng))
+            rounds.append(self._one_round(obs, owner, action, rng, w))
             if self.time_budget is None:
                 break
             elapsed = time.perf_counter() - start
@@ -213,14 +281,13 @@ class DeterminizedAgent(Agent):
         return np.concatenate(rounds, axis=1)
 
     def _one_round(
-        self, obs: np.ndarray, owner: np.ndarray, action: np.ndarray, rng: np.random.Generator
+        self, obs: np.ndarray, owner: np.ndarray, action: np.ndarray, rng: np.random.Generator, w: int
     ) -> np.ndarray:
-        """Values in one batch of ``num_worlds`` worlds per decision (rollouts averaged). Float64 (M, w)."""
-        w = self.num_worlds
+        """Values in one batch of ``w`` worlds per decision (rollouts averaged). Float64 (M, w)."""
         worlds = sample_worlds(obs, self.rules, w * self.oversample, rng)  # acting seat = 0
         if self.log_surprise is not None:
-            worlds = self._resample(worlds, obs.shape[0], rng)  # (B * w) tables
-        endgame = _endgame(worlds, self.exact_tricks)[owner * w]  # (M,) decided per decision
+            worlds = self._resample(worlds, obs.shape[0], w, rng)  # (B * w) tables
+        endgame = endgame_rows(worlds, self.exact_tricks)[owner * w]  # (M,) decided per decision
         values = np.zeros((owner.size, w))
         for exact, reps in ((True, 1), (False, self.rollouts)):
             pairs = np.flatnonzero(endgame == exact)
@@ -249,9 +316,9 @@ class DeterminizedAgent(Agent):
                 )
             s = engine.step(s, a, rules)
 
-    def _resample(self, worlds: State, b: int, rng: np.random.Generator) -> State:
-        """Keep ``num_worlds`` of each decision's candidate worlds, drawn by model weight."""
-        k, w = self.oversample * self.num_worlds, self.num_worlds
+    def _resample(self, worlds: State, b: int, w: int, rng: np.random.Generator) -> State:
+        """Keep ``w`` of each decision's ``oversample * w`` candidate worlds, drawn by model weight."""
+        k = self.oversample * w
         logw = self._log_weights(worlds, rng).reshape(b, k)
         prob = np.exp(logw - logw.max(axis=1, keepdims=True))
         cum = np.cumsum(prob / prob.sum(axis=1, keepdims=True), axis=1)  # (B, k)
@@ -287,76 +354,6 @@ class DeterminizedAgent(Agent):
                 )
                 logw[idx[asked]] += np.where(model != taken[asked], self.log_surprise, 0.0)
             cur = engine.step(cur, taken, rules)
-
-
-# --- exact endgame ------------------------------------------------------------
-
-
-def _endgame(s: State, exact_tricks: int) -> np.ndarray:
-    """Tables in trick play with at most ``exact_tricks`` tricks to go. Bool (B,)."""
-    return (s.phase == Phase.PLAY) & (s.trick_no >= NUM_TRICKS - exact_tricks)
-
-
-def hand_value(s: State, rules: RulesConfig, zero_sum: bool) -> np.ndarray:
-    """Seat 0's reward for the finished hand of each table (``engine.rewards``). Float64 (B,)."""
-    over = dataclasses.replace(s, hand_over=np.ones(s.batch_size, bool))
-    return engine.rewards(over, rules, zero_sum=zero_sum)[:, 0].astype(np.float64)
-
-
-def _on_side_of_seat0(s: State, seat: np.ndarray, rules: RulesConfig) -> np.ndarray:
-    """Whether ``seat`` (B,) plays for the same side as seat 0 in each open-card world. Bool (B,)."""
-    if not rules.called_card:
-        return seat % 2 == 0
-    makers = lambda x: (x == s.maker) | ((x == s.partner) & (s.partner >= 0))
-    return makers(seat) == makers(np.zeros_like(seat))
-
-
-def _expand(s: State, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every legal action of tables ``rows``: ``(parent, action)`` arrays, parents ascending."""
-    bits = s.mask_bits[rows].astype("<u8").view(np.uint8).reshape(rows.size, 8)
-    parent, k = np.nonzero(np.unpackbits(bits, axis=1, bitorder="little"))
-    return rows[parent], s.mask_base[rows[parent]].astype(np.int64) + k
-
-
-def solve_endgame(s: State, rules: RulesConfig, zero_sum: bool = True) -> np.ndarray:
-    """Exact open-card minimax value for seat 0 of each table, to the end of the hand.
-
-    Seats on seat 0's side maximise seat 0's value, the others minimise it
-    (both games are two-sided once the cards are open). The whole game tree
-    is expanded breadth-first as engine batches, so use it only near the end
-    of the hand (the tree grows by every seat's hand size per trick).
-
-    Args:
-        s: ``B`` tables with ``rules.episode == "hand"``.
-
-    Returns:
-        Float64 array of shape (B,).
-    """
-    levels: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (live rows, parents, maximise)
-    frontier, values_at = s, []
-    while True:
-        live = np.flatnonzero(frontier.phase != _DONE)
-        done_value = np.zeros(frontier.batch_size)
-        finished = np.flatnonzero(frontier.phase == _DONE)
-        if finished.size:
-            done_value[finished] = hand_value(frontier.take(finished), rules, zero_sum)
-        values_at.append(done_value)
-        if not live.size:
-            break
-        parent, action = _expand(frontier, live)
-        maximise = _on_side_of_seat0(frontier, frontier.turn.astype(np.int64), rules)
-        levels.append((live, parent, maximise))
-        frontier = engine.step(frontier.take(parent), action, rules)
-    child_values = values_at[-1]
-    for depth in range(len(levels) - 1, -1, -1):
-        live, parent, maximise = levels[depth]
-        starts = np.flatnonzero(np.r_[True, parent[1:] != parent[:-1]])
-        best = np.maximum.reduceat(child_values, starts)
-        worst = np.minimum.reduceat(child_values, starts)
-        node = values_at[depth].copy()
-        node[live] = np.where(maximise[live], best, worst)
-        child_values = node
-    return child_values
 
 
 def _check_int(name: str, value: Any, low: int, high: int | None = None) -> None:

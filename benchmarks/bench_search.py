@@ -8,7 +8,7 @@ agent answers forced moves without searching). Each decision is timed alone
 threads are pinned to one before numpy loads.
 
     python benchmarks/bench_search.py                       # both games, default settings
-    python benchmarks/bench_search.py --decisions 200 --num-worlds 32
+    python benchmarks/bench_search.py --decisions 200 --num-worlds 32 --bid-worlds 64
     python benchmarks/bench_search.py --versus 400          # plus a duplicate match vs the heuristic
 """
 
@@ -79,18 +79,25 @@ def report(variant: str, args: argparse.Namespace) -> None:
     rng = np.random.default_rng(args.seed)
     obs, masks, phases = decision_points(rules, args.decisions, rng)
     kw = {"num_worlds": args.num_worlds} if args.num_worlds else {}
+    kw |= {"bid_worlds": args.bid_worlds} if args.bid_worlds else {}
     agent = DeterminizedAgent(rules, time_budget=args.time_budget, **kw)
     single = time_decisions(agent, obs, masks, rng)
     t = time.perf_counter()
     agent.act(obs, masks, rng)
     batched = (time.perf_counter() - t) / len(obs)
     print(
-        f"\n## {variant}: {len(obs)} decisions, num_worlds={agent.num_worlds}, time_budget={agent.time_budget}"
+        f"\n## {variant}: {len(obs)} decisions, num_worlds={agent.num_worlds}, bid_worlds={agent.bid_worlds}, "
+        f"time_budget={agent.time_budget}"
     )
+    searched = ", ".join(Phase(ph).name for ph in agent.search_phases)
+    print(f"searched phases: {searched} (in the others the rollout policy decides)")
     print(
         f"one decision per call: mean {single.mean() * 1e3:.1f} ms, median {np.median(single) * 1e3:.1f} ms, "
         f"p95 {np.percentile(single, 95) * 1e3:.1f} ms, max {single.max() * 1e3:.1f} ms"
     )
+    on = np.isin(phases, agent.search_phases)
+    if on.any():
+        print(f"searched decisions only (n={on.sum()}): mean {single[on].mean() * 1e3:.1f} ms")
     for ph in np.unique(phases):
         sel = single[phases == ph]
         print(
@@ -118,6 +125,9 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=100, help="decision points timed per game")
     parser.add_argument(
         "--num-worlds", type=int, default=None, help="worlds per decision (default: the agent's)"
+    )
+    parser.add_argument(
+        "--bid-worlds", type=int, default=None, help="worlds per bidding decision (default: the agent's)"
     )
     parser.add_argument(
         "--time-budget", type=float, default=None, help="seconds per decision (default: none)"

@@ -9,7 +9,7 @@ import pytest
 
 from agents.determinized import DeterminizedAgent, solve_endgame
 from agents.heuristic import HeuristicAgent
-from euchre_env import actions, engine, make_rules
+from euchre_env import actions, cards, engine, make_rules
 from euchre_env.actions import Phase
 from euchre_env.encoding import encode
 from euchre_env.rules import PRESETS, RulesConfig
@@ -151,6 +151,78 @@ def test_unsearched_phases_follow_the_rollout_policy(rng: np.random.Generator) -
     assert np.array_equal(agent.act(obs, mask, rng), heuristic), "bids are the rollout policy's"
 
 
+def test_defaults_by_game() -> None:
+    """Four-handed searches every phase; five-handed only the bidding, with more worlds than card play."""
+    four = DeterminizedAgent(PRESETS["four_handed"])
+    assert Phase.PLAY in four.search_phases and four.bid_worlds == four.num_worlds == 32
+    five = DeterminizedAgent(PRESETS["five_handed"])
+    assert Phase.PLAY not in five.search_phases and Phase.CALL in five.search_phases
+    assert (five.num_worlds, five.bid_worlds) == (32, 64)
+    assert DeterminizedAgent(PRESETS["five_handed"], num_worlds=4).bid_worlds == 4, "one setting for both"
+    random_rollouts = DeterminizedAgent(PRESETS["five_handed"], rollout_policy="random")
+    assert Phase.PLAY in random_rollouts.search_phases, "random rollouts cannot decide the card play"
+
+
+def choices_in(phase: Phase, rules: RulesConfig, tables: int, rng: np.random.Generator) -> tuple:
+    """Observations and masks (``(N, D)``, ``(N, A)``) of ``phase`` choices met in heuristic self-play."""
+    policy = HeuristicAgent(rules)
+    s = engine.init_state(rules, tables, rng=rng)
+    obs, masks = [], []
+    while not engine.is_done(s).all():
+        live = np.flatnonzero(~engine.is_done(s))
+        sub = s.take(live)
+        o, m = encode(sub, sub.turn, rules), engine.legal_action_mask(sub, rules)
+        here = (sub.phase == phase) & (m.sum(axis=1) > 1)
+        obs.append(o[here])
+        masks.append(m[here])
+        a = np.full(tables, -1)
+        a[live] = policy.act(o, m, rng)
+        s = engine.step(s, a, rules)
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+def test_bidding_and_card_play_get_their_own_worlds(rng: np.random.Generator) -> None:
+    """A bid is searched over ``bid_worlds`` worlds, a card play over ``num_worlds``."""
+    rules = PRESETS["four_handed"]
+    agent = DeterminizedAgent(rules, num_worlds=3, bid_worlds=5)
+    seen: list[int] = []
+    inner = agent._one_round
+
+    def logged(*args: object) -> np.ndarray:
+        seen.append(int(args[-1]))  # type: ignore[call-overload]
+        return inner(*args)
+
+    agent._one_round = logged  # type: ignore[method-assign]
+    for phase in (Phase.BID_UPCARD, Phase.PLAY):
+        obs, masks = choices_in(phase, rules, 6, rng)
+        chosen = agent.act(obs, masks, rng)
+        assert masks[np.arange(len(obs)), chosen].all(), f"{phase.name}: illegal action"
+    assert seen == [5, 3], f"worlds per round: {seen}"
+
+
+def test_calls_are_pruned_to_useful_cards(rng: np.random.Generator) -> None:
+    """Five-handed, the searched calls are trump cards, off-suit aces, alone or the heuristic's call."""
+    rules = PRESETS["five_handed"]
+    obs, masks = choices_in(Phase.CALL, rules, 60, rng)
+    assert len(obs) >= 10, "enough call decisions"
+    agent = DeterminizedAgent(rules, bid_worlds=8, deviation_z=0.0)
+    pruned = agent._prune_calls(obs, masks, np.arange(len(obs)), rng)
+    assert not (pruned & ~masks).any(), "pruning only removes actions"
+    own = HeuristicAgent(rules).act(obs, masks, rng)
+    assert pruned[np.arange(len(obs)), own].all(), "the heuristic's own call stays"
+    assert pruned[:, actions.ALONE].all() and (pruned.sum(axis=1) < masks.sum(axis=1)).all()
+    trump = obs[:, agent._trump_columns].argmax(axis=1)
+    called = agent.act(obs, masks, rng) - actions.CALL_BASE
+    alone = called == actions.ALONE - actions.CALL_BASE
+    card = np.clip(called, 0, cards.NUM_CARDS - 1)
+    useful = cards.TRUMP_ORDER[trump, card] > 0
+    useful |= cards.CARD_RANK[card] == cards.ACE
+    useful |= card == own - actions.CALL_BASE
+    assert (alone | useful).all(), "a call outside the candidates"
+    full = DeterminizedAgent(rules, bid_worlds=2, prune_calls=False)
+    assert np.array_equal(full._prune_calls(obs, masks, np.arange(len(obs)), rng), masks)
+
+
 def _counting(fn: Callable[..., np.ndarray], log: list, tag: object) -> Callable[..., np.ndarray]:
     """``fn`` that also appends ``tag`` to ``log`` at each call."""
 
@@ -175,6 +247,7 @@ def test_same_seed_same_choices() -> None:
     ("setting", "value"),
     [
         ("num_worlds", 0),
+        ("bid_worlds", 0),
         ("rollouts", 1.5),
         ("exact_tricks", 6),
         ("time_budget", -1.0),
