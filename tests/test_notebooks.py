@@ -14,9 +14,13 @@ TINY = {"EUCHRE_NB_TIMESTEPS": "4096", "EUCHRE_NB_DEALS": "40", "OMP_NUM_THREADS
 
 
 def test_notebooks_are_found() -> None:
-    """The two documented notebooks exist."""
+    """The three documented notebooks exist."""
     names = [p.name for p in NOTEBOOKS]
-    assert names == ["01_rules_and_environment.ipynb", "02_train_and_evaluate.ipynb"], f"notebooks: {names}"
+    assert names == [
+        "01_rules_and_environment.ipynb",
+        "02_train_and_evaluate.ipynb",
+        "03_gymnasium_sb3_pettingzoo.ipynb",
+    ], f"notebooks: {names}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
