@@ -30,7 +30,9 @@ Defaults differ by game (``VARIANT_DEFAULTS``, measured with duplicate
 evaluation against the heuristic): four-handed, every phase is searched;
 five-handed, only the bidding phases (make trump, discard, call a card or go
 alone) are searched, with more worlds, and the card play is the rollout
-policy's, because searched card play did not beat the heuristic's there.
+policy's: searching every phase (32 worlds) was level with the heuristic
+there (+0.008 +- 0.051 points per hand, 300 deals), the bidding alone
++0.055 +- 0.033 (800 fresh deals, seed 1000).
 """
 
 from __future__ import annotations
