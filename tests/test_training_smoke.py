@@ -191,3 +191,56 @@ def _tiny_model(variant: str) -> object:
     return MaskablePPO(
         "MlpPolicy", EuchreSB3VecEnv(2, variant), n_steps=8, batch_size=16, policy_kwargs={"net_arch": [8]}
     )
+
+
+def test_rollout_action_values_match_the_teachers_own_returns() -> None:
+    """--imitate-rollouts data: values exactly on the legal actions of the chosen phases; the teacher's
+    own action is worth what the teacher's hand returned (it is deterministic: the rollout replays it)."""
+    from agents import make_agent
+    from euchre_env.actions import Phase
+    from training.common import imitation_data, keep_q_phases, parse_phases, pretrain, q_targets
+
+    rules = make_rules("five_handed")
+    phases = parse_phases("bid_upcard, call")
+    assert phases == (int(Phase.BID_UPCARD), int(Phase.CALL))
+    with pytest.raises(ValueError, match="unknown phase 'bidding'"):
+        parse_phases("bidding")
+    data = imitation_data(rules, make_agent("heuristic", rules), 60, 5, True, phases, chunk=25)
+    rows, q = data["q_rows"], data["q"]
+    assert rows.size > 60 and q.shape == (rows.size, 93)
+    masks = data["masks"][rows]
+    assert np.array_equal(np.isfinite(q), masks), "values must be given exactly for the legal actions"
+    assert (masks.sum(1) > 1).all(), "a forced move needs no values"
+    upcard_or_call = masks[:, 85] | masks[:, 56:84].any(1)
+    assert upcard_or_call.all() and not masks[:, :56].any() and not masks[:, 86:90].any(), (
+        "other phases got values"
+    )
+    assert np.array_equal(np.isfinite(data["q_total"]), masks)
+    zero_sum = q_targets(data, np.arange(rows.size), "zero_sum", 5)
+    own = zero_sum[np.arange(rows.size), data["actions"][rows]]
+    np.testing.assert_allclose(own, data["returns"][rows], err_msg="the teacher's action value is its return")
+    relative = q_targets(data, np.arange(rows.size), "relative", 5)
+    np.testing.assert_allclose(relative, 2 * q - data["q_total"])
+    calls = keep_q_phases(data, (int(Phase.CALL),), rules)
+    assert 0 < calls["q_rows"].size < rows.size and calls["q"].shape == (calls["q_rows"].size, 93)
+    assert calls["masks"][calls["q_rows"]][:, 56:84].any(1).all(), "keep_q_phases kept other phases"
+    policy = _tiny_model("five_handed").policy
+    stats = pretrain(policy, data, 1, 64, 1e-3, 0, anneal=True, q_reward="relative", q_margin=0.1)
+    assert {"bc_loss", "value_loss", "accuracy", "q_loss", "q_agreement"} <= set(stats)
+    assert all(np.isfinite(v) for v in stats.values()), stats
+
+
+def test_train_with_rollout_values_separate_critic_and_cache(tmp_path: Path) -> None:
+    """--imitate-rollouts, --vf-arch and --imitate-cache: the cache is written, then reused."""
+    cache = tmp_path / "data.npz"
+    argv = ["train", "--variant", "five_handed", "--imitate", "heuristic", "--imitate-hands", "30",
+            "--imitate-epochs", "1", "--imitate-rollouts", "bid_upcard,discard,bid_suit,call",
+            "--imitate-anneal", "--imitate-q-reward", "relative", "--imitate-cache", str(cache), "--total-timesteps", "0", "--eval-every", "0",
+            "--final-eval-deals", "4", "--net-arch", "16", "--vf-arch", "8", "--no-progress"]  # fmt: skip
+    run([*argv, "--out", str(tmp_path / "a")])
+    assert cache.is_file(), "the cloning data was not cached"
+    proc = run([*argv, "--out", str(tmp_path / "b")])
+    assert "loaded the cloning data" in proc.stdout
+    policy = SB3Policy(tmp_path / "b" / "model.zip").policy
+    assert policy.mlp_extractor.value_net[0].out_features == 8, "--vf-arch not applied to the critic"
+    assert policy.mlp_extractor.policy_net[0].out_features == 16

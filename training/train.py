@@ -27,6 +27,12 @@ Example::
     euchre eval --variant four_handed --agents model:runs/demo/model.zip heuristic random --deals 2000
 
 The defaults train for about ten minutes on two CPU cores.
+
+``--imitate AGENT`` starts from a behaviour clone of an agent; with
+``--imitate-rollouts PHASES`` the decisions of those phases instead learn
+each legal action's value (one rollout per action, the hand finished by the
+imitated agent), a one-step improvement of it; ``--total-timesteps 0``
+stops there (no PPO). The five-handed shipped model was made so.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ HELP = {
     "vf_coef": "value loss coefficient",
     "max_grad_norm": "gradient clipping norm",
     "net_arch": "hidden layer sizes of the policy and value networks, comma separated",
+    "vf_arch": "hidden layer sizes of the value network alone, comma separated ('': as --net-arch)",
     "activation": "hidden activation: tanh or relu",
     "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
     "opponents": "opponent pool with weights, e.g. 'self=1,snapshots=1,heuristic=2' "
@@ -81,6 +88,15 @@ HELP = {
     "imitate_hands": "hands the imitated agent plays at every seat to make the cloning data",
     "imitate_epochs": "passes of behaviour cloning over that data",
     "imitate_lr": "learning rate of behaviour cloning",
+    "imitate_anneal": "decay the behaviour cloning learning rate linearly to 0",
+    "imitate_rollouts": "phases (comma separated: bid_upcard, discard, bid_suit, call, play, ...) where the policy "
+    "learns each legal action's value, from one rollout per action finished by the imitated agent, "
+    "instead of copying the imitated agent's choice ('': none)",
+    "imitate_q_coef": "weight of the action-value loss of --imitate-rollouts",
+    "imitate_q_reward": "the action values of --imitate-rollouts: own (the seat's points), zero_sum (minus "
+    "the mean of all seats) or relative (minus the sum of the other seats': what a five-handed duplicate match measures)",
+    "imitate_q_margin": "points added to the imitated agent's own action in those values (departs only for a larger gain)",
+    "imitate_cache": "npz file of the cloning data: loaded if it exists, else written ('': none)",
     "init_model": "start from the weights of this saved model (same --net-arch and variant), e.g. to continue a run",
     "threads": "torch CPU threads",
     "progress": "show a progress bar",
@@ -111,6 +127,7 @@ class Args:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     net_arch: str = "256,256"
+    vf_arch: str = ""
     activation: str = "relu"
     zero_sum: bool = True
     opponents: str = "self=1,snapshots=1,heuristic=2"
@@ -125,6 +142,12 @@ class Args:
     imitate_hands: int = 10_000
     imitate_epochs: int = 5
     imitate_lr: float = 1e-3
+    imitate_anneal: bool = False
+    imitate_rollouts: str = ""
+    imitate_q_coef: float = 1.0
+    imitate_q_reward: str = "zero_sum"
+    imitate_q_margin: float = 0.0
+    imitate_cache: str = ""
     init_model: str = ""
     threads: int = 1
     progress: bool = True
@@ -143,8 +166,10 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
             continue
         kind = {"int": int, "float": float}.get(str(f.type), str)
         extra: dict[str, Any] = {"choices": sorted(PRESETS)} if f.name == "variant" else {}
-        if f.name in ("activation", "opponent_seats"):
-            extra = {"choices": {"activation": ["tanh", "relu"], "opponent_seats": ["mixed", "all"]}[f.name]}
+        choices = {"activation": ["tanh", "relu"], "opponent_seats": ["mixed", "all"],
+                   "imitate_q_reward": ["own", "zero_sum", "relative"]}  # fmt: skip
+        if f.name in choices:
+            extra = {"choices": choices[f.name]}
         parser.add_argument(
             flag, type=kind, default=f.default, help=f"{HELP[f.name]} (default: {f.default})", **extra
         )
@@ -164,23 +189,30 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
     if args.final_eval_deals < 2 or args.eval_deals < 2:
         parser.error("--eval-deals and --final-eval-deals must be at least 2")
     try:
+        from training.common import parse_phases
+
         pool_weights(args)
         hidden_sizes(args)
+        hidden_sizes(args, "vf_arch")
+        parse_phases(args.imitate_rollouts)
     except ValueError as err:
         parser.error(str(err))
     return args
 
 
-def hidden_sizes(args: Args) -> list[int]:
-    """``--net-arch "256,256"`` -> ``[256, 256]`` (raises ValueError naming the option)."""
+def hidden_sizes(args: Args, option: str = "net_arch") -> list[int]:
+    """``--net-arch "256,256"`` -> ``[256, 256]`` (raises ValueError naming the option).
+
+    ``option="vf_arch"`` reads ``--vf-arch`` instead, which when empty means ``--net-arch``.
+    """
+    text = getattr(args, option) or args.net_arch
     try:
-        sizes = [int(x) for x in args.net_arch.split(",") if x.strip()]
+        sizes = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
         sizes = []
     if not sizes or min(sizes) < 1:
-        raise ValueError(
-            f"--net-arch must be positive layer sizes separated by commas, got {args.net_arch!r}"
-        )
+        flag = "--" + option.replace("_", "-")
+        raise ValueError(f"{flag} must be positive layer sizes separated by commas, got {text!r}")
     return sizes
 
 
@@ -196,7 +228,9 @@ def build_model(args: Args, venv: Any) -> Any:
     import torch
     from sb3_contrib import MaskablePPO
 
-    arch = hidden_sizes(args)
+    arch: Any = hidden_sizes(args)
+    if args.vf_arch:
+        arch = {"pi": arch, "vf": hidden_sizes(args, "vf_arch")}
     lr = args.learning_rate
     schedule = (lambda progress_remaining: lr * progress_remaining) if args.anneal_lr else lr
     return MaskablePPO(
@@ -305,10 +339,23 @@ def warm_start(args: Args, rules: Any, model: Any) -> None:
     from training import common
 
     teacher = make_agent(args.imitate, rules)
-    data = common.imitation_data(rules, teacher, args.imitate_hands, args.seed, args.zero_sum)
+    phases = common.parse_phases(args.imitate_rollouts)
+    cache = Path(args.imitate_cache) if args.imitate_cache else None
+    if cache is not None and cache.is_file():
+        with np.load(cache) as saved:
+            data = {k: saved[k] for k in saved.files}
+        print(f"loaded the cloning data from {cache}")
+    else:
+        data = common.imitation_data(rules, teacher, args.imitate_hands, args.seed, args.zero_sum, phases)
+        if cache is not None:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(cache, **data)
+    data = common.keep_q_phases(data, phases, rules)  # a cache may hold values of more phases
     stats = common.pretrain(
-        model.policy, data, args.imitate_epochs, args.batch_size, args.imitate_lr, args.seed
-    )
+        model.policy, data, args.imitate_epochs, args.batch_size, args.imitate_lr, args.seed,
+        anneal=args.imitate_anneal, q_coef=args.imitate_q_coef, q_reward=args.imitate_q_reward,
+        q_margin=args.imitate_q_margin, num_players=rules.num_players,
+    )  # fmt: skip
     for key, value in stats.items():
         model.logger.record(f"imitation/{key}", value)
     print(
