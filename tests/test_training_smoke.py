@@ -78,6 +78,21 @@ def test_train_four_handed_writes_model_logs_and_evaluation(tmp_path: Path) -> N
     )
 
 
+def test_train_on_the_single_agent_gymnasium_env(tmp_path: Path) -> None:
+    """``euchre train --env single`` (a DummyVecEnv of EuchreEnv, opponents redrawn per rollout)
+    writes the same run folder as the batched env."""
+    out = tmp_path / "single"
+    tiny = [*TINY]
+    tiny[tiny.index("--num-envs") + 1] = "4"
+    tiny[tiny.index("--total-timesteps") + 1] = "512"
+    tiny[tiny.index("--batch-size") + 1] = "32"
+    tiny[tiny.index("--eval-every") + 1] = "256"
+    tiny[tiny.index("--checkpoint-every") + 1] = "256"
+    run(["train", "--variant", "five_handed", "--env", "single", "--out", str(out), *tiny])
+    check_run_folder(out)
+    assert json.loads((out / "args.json").read_text())["env"] == "single", "args.json misses --env"
+
+
 def test_train_five_handed_self_play_with_imitation_names_its_run(tmp_path: Path) -> None:
     """Without --out the run folder is runs-dir/variant__exp__seed__time; self-play and imitation run."""
     run(["train", "--variant", "five_handed", "--self-play", "--imitate", "heuristic", "--imitate-hands", "40",

@@ -18,27 +18,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
-
 ENV_KINDS = ("batched", "single")
 
 
-class SingleEnvs(DummyVecEnv):
-    """``DummyVecEnv`` of ``EuchreEnv`` with ``set_opponents`` for the opponent pool."""
+def single_envs(num_envs: int, variant: str, zero_sum: bool, seed: int) -> Any:
+    """``DummyVecEnv`` of ``num_envs`` ``EuchreEnv`` (env ``i`` seeded ``seed + i``), with
+    ``set_opponents(opponents)`` seating ``opponents`` at every env.
 
-    def __init__(self, num_envs: int, variant: str, zero_sum: bool, seed: int) -> None:
-        from euchre_env.gym_env import EuchreEnv
+    (stable-baselines3 and torch are imported here, not when this module is.)
+    """
+    from stable_baselines3.common.vec_env import DummyVecEnv
 
-        super().__init__([lambda: EuchreEnv(variant, zero_sum=zero_sum) for _ in range(num_envs)])
-        self.seed(seed)
+    from euchre_env.gym_env import EuchreEnv
 
-    def set_opponents(self, opponents: Any) -> None:
-        """Seat ``opponents`` (the ``opponents`` argument of ``EuchreEnv``) at every env."""
-        self.env_method("set_opponents", opponents)
+    class SingleEnvs(DummyVecEnv):
+        def set_opponents(self, opponents: Any) -> None:
+            """Seat ``opponents`` (the ``opponents`` argument of ``EuchreEnv``) at every env."""
+            self.env_method("set_opponents", opponents)
+
+    venv = SingleEnvs([lambda: EuchreEnv(variant, zero_sum=zero_sum) for _ in range(num_envs)])
+    venv.seed(seed)
+    return venv
 
 
-def make_train_env(kind: str, num_envs: int, variant: str, zero_sum: bool, seed: int) -> VecEnv:
-    """The VecEnv for ``euchre train --env kind``.
+def make_train_env(kind: str, num_envs: int, variant: str, zero_sum: bool, seed: int) -> Any:
+    """The stable-baselines3 ``VecEnv`` for ``euchre train --env kind``.
 
     Raises:
         ValueError: ``kind`` is not one of ``ENV_KINDS``.
@@ -48,5 +52,5 @@ def make_train_env(kind: str, num_envs: int, variant: str, zero_sum: bool, seed:
 
         return EuchreSB3VecEnv(num_envs, variant, zero_sum=zero_sum, seed=seed)
     if kind == "single":
-        return SingleEnvs(num_envs, variant, zero_sum, seed)
+        return single_envs(num_envs, variant, zero_sum, seed)
     raise ValueError(f"--env must be one of {ENV_KINDS}, got {kind!r}")

@@ -3,7 +3,9 @@
 One file, CleanRL style: every setting is a field of :class:`Args` and a
 command-line option (``--help`` lists them). The learner plays one seat
 (drawn per hand) of ``num_envs`` batched tables
-(:class:`~euchre_env.sb3_vec_env.EuchreSB3VecEnv`); its own current policy
+(:class:`~euchre_env.sb3_vec_env.EuchreSB3VecEnv`; ``--env single`` uses a
+``DummyVecEnv`` of the Gymnasium ``EuchreEnv`` instead, see
+:mod:`training.envs`); its own current policy
 plays its partner, and before every rollout the opponents are drawn again
 from a pool (:class:`training.common.OpponentPool`): the current policy
 (self-play), frozen snapshots of it (one is added each time the periodic
@@ -50,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from euchre_env.rules import PRESETS, make_rules
+from training.envs import ENV_KINDS, make_train_env
 
 HELP = {
     "exp_name": "experiment name, part of the run folder's name",
@@ -59,6 +62,8 @@ HELP = {
     "runs_dir": "parent of the generated run folder when --out is not given",
     "total_timesteps": "learner decisions to train for (0 with --imitate: behaviour cloning only)",
     "num_envs": "tables played at once",
+    "env": "training env: 'batched' (EuchreSB3VecEnv, the batched engine) or 'single' (a DummyVecEnv of "
+    "the Gymnasium EuchreEnv, one table per env; slower, same deals)",
     "num_steps": "decisions per table per rollout (a rollout is num_envs * num_steps decisions)",
     "learning_rate": "Adam learning rate",
     "anneal_lr": "decay the learning rate linearly to 0",
@@ -115,6 +120,7 @@ class Args:
     runs_dir: str = "runs"
     total_timesteps: int = 500_000
     num_envs: int = 128
+    env: str = "batched"
     num_steps: int = 32
     learning_rate: float = 3e-4
     anneal_lr: bool = True
@@ -166,7 +172,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
             continue
         kind = {"int": int, "float": float}.get(str(f.type), str)
         extra: dict[str, Any] = {"choices": sorted(PRESETS)} if f.name == "variant" else {}
-        choices = {"activation": ["tanh", "relu"], "opponent_seats": ["mixed", "all"],
+        choices = {"activation": ["tanh", "relu"], "opponent_seats": ["mixed", "all"], "env": list(ENV_KINDS),
                    "imitate_q_reward": ["own", "zero_sum", "relative"]}  # fmt: skip
         if f.name in choices:
             extra = {"choices": choices[f.name]}
@@ -370,7 +376,6 @@ def train(args: Args) -> Path:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents.sb3_policy import SB3Policy
-    from euchre_env.sb3_vec_env import EuchreSB3VecEnv
     from training import common
     from training.evaluate import evaluate
 
@@ -379,7 +384,7 @@ def train(args: Args) -> Path:
     run_dir = common.run_folder(args.out, args.runs_dir, args.variant, args.exp_name, args.seed)
     (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
     weights = pool_weights(args)
-    env = EuchreSB3VecEnv(args.num_envs, args.variant, zero_sum=args.zero_sum, seed=args.seed)
+    env = make_train_env(args.env, args.num_envs, args.variant, args.zero_sum, args.seed)
     model = build_model(args, VecMonitor(env))
     model.set_logger(Logger(str(run_dir / "tb"), [common.RenamedOutput(run_dir / "tb")]))
     if args.init_model:
