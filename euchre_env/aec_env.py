@@ -4,10 +4,10 @@
 Five-handed called-card Euchre (hidden partner) and four-handed North American
 Euchre as PettingZoo AEC environments: a thin adapter over the rules engine
 (:mod:`euchre_env.engine`) with one table, stepped on the engine's single-table
-path (`engine.single.Table`: the same transitions on Python ints, tested in
-lockstep against the batched engine; hands are dealt and scored by the batched
-code itself). Rules: the seed texts in
-``shared/seeds`` and ``RULES-NOTES.md``; see also https://www.pagat.com/euchre/euchre.html.
+path (`engine.single.Table`: the same transitions, deals and scoring on Python
+ints, tested decision by decision against the batched engine). Rules: the seed
+texts in ``shared/seeds`` and ``RULES-NOTES.md``; see also
+https://www.pagat.com/euchre/euchre.html.
 
 | | |
 |---|---|
