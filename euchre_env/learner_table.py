@@ -162,7 +162,7 @@ class LearnerTable:
         """The action of the opponent to act, checked for type and legality."""
         rel = (t.turn - self.seat) % self.rules.num_players
         policy = self.opponents[rel - 1]
-        if type(policy) is RandomPolicy or getattr(policy, "act_bits", None) is not None:
+        if getattr(policy, "act_bits", None) is not None:
             u = (mix(((t.seed ^ _OPP_SALT_I) + self.decisions * _GOLDEN_I) & M64) >> 11) * 2.0**-53
             if type(policy) is RandomPolicy:
                 return sample_rank(t.mask_base, t.mask_bits, u)
@@ -175,7 +175,7 @@ class LearnerTable:
         arr = np.asarray(a)
         if arr.shape != (1,) or arr.dtype.kind not in "iu":
             raise ValueError(
-                f"opponent policy {policy!r} must return 1 integer actions, got {arr.dtype} array of shape {arr.shape}"
+                f"opponent policy {policy!r} must return one integer action (shape (1,)), got {arr.dtype} array of shape {arr.shape}"
             )
         action = int(arr[0])
         if not (0 <= action < NUM_ACTIONS and t.is_legal(action)):

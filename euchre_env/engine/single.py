@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import fields
+from functools import cache
 
 import numpy as np
 
@@ -91,7 +92,7 @@ class Table:
         self._p = rules.num_players
         self._next = _NEXT[self._p]
         self._num_active = _NUM_ACTIVE[self._p]
-        self._deck = _DECKS.setdefault(rules.deck_mask, rules.deck)
+        self._deck = _deck(rules)
         self._obs: _ObsConsts | None = None
         self._static_obs: dict[int, tuple[tuple[int, int], int]] = {}  # observe's PLAY-phase cache
 
@@ -370,15 +371,16 @@ def mix(x: int) -> int:
     return z ^ (z >> 31)
 
 
-_EMPTY_ROWS: dict[RulesConfig, State] = {}
-_DECKS: dict[int, list[int]] = {}
-
-
+@cache
 def _empty_row(rules: RulesConfig) -> State:
     """A batch-of-one state of the right dtypes (``Table.state`` writes into a copy of it)."""
-    if rules not in _EMPTY_ROWS:
-        _EMPTY_ROWS[rules] = deal.empty_state(1, rules)
-    return _EMPTY_ROWS[rules]
+    return deal.empty_state(1, rules)
+
+
+@cache
+def _deck(rules: RulesConfig) -> list[int]:
+    """The card ids in play, ascending (``rules.deck``, built once per rules)."""
+    return rules.deck
 
 
 def observe(t: Table, viewer: int, dtype: type = np.float32) -> np.ndarray:
