@@ -43,6 +43,7 @@ def instrument_engine() -> None:
     """Time the engine/encoding functions the adapter calls (engine.step, encode, expand, ...)."""
     engine.step = _timed("engine.step", engine.step)
     engine.init_state = _timed("engine.init_state", engine.init_state)
+    engine.reset_rows = _timed("engine.reset_rows", engine.reset_rows)
     learner_tables.encode = _timed("encoding.encode", learner_tables.encode)
     learner_tables.expand = _timed("engine.expand", learner_tables.expand)
     policies.sample_bits = _timed("engine.sample_bits", policies.sample_bits)

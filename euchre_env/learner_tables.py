@@ -150,14 +150,18 @@ class LearnerTables:
     def start(self, rows: np.ndarray, deals: dict | list | None = None) -> None:
         """Start the next episode at tables ``rows`` (int array); opponents do not move yet."""
         rows = np.asarray(rows, dtype=np.int64)
-        new = self._new_episodes(rows, deals)
+        seeds = self._next_episodes(rows)
+        if self.state is not None and deals is None:
+            engine.reset_rows(self.state, rows, seeds, self.rules)
+            return
+        new = engine.init_state(self.rules, seeds=seeds, deals=deals)
         if rows.size == self.num_tables:
             self.state = new.take(np.argsort(rows))
         else:
             self.state.put(rows, new)
 
-    def _new_episodes(self, rows: np.ndarray, deals: dict | list | None = None) -> State:
-        """Engine state (n tables) of the next episode at tables ``rows``; resets their bookkeeping."""
+    def _next_episodes(self, rows: np.ndarray) -> np.ndarray:
+        """Engine seeds (n,) uint64 of the next episode at tables ``rows``; resets their bookkeeping."""
         ep_seed = mix(self.keys[rows] ^ mix(self.episode[rows]))  # (n,)
         self.episode[rows] += np.uint64(1)
         if self.fixed_seat is None:
@@ -168,7 +172,7 @@ class LearnerTables:
         self.fresh[rows] = True
         self.reward[rows] = 0.0
         self.hand_ended[rows] = False
-        return engine.init_state(self.rules, seeds=ep_seed, deals=deals)
+        return ep_seed
 
     def act(self, actions: np.ndarray, moving: np.ndarray) -> None:
         """Apply the learner's actions at the tables where ``moving`` (B,) bool is set.
@@ -287,7 +291,7 @@ class LearnerTables:
             hopeless |= ((sub.out >> seat.astype(np.uint8)) & 1).astype(bool)  # the learner sits out
         local = np.flatnonzero(fresh & hopeless)
         if local.size:
-            sub.put(local, self._new_episodes(idx[local]))
+            engine.reset_rows(sub, local, self._next_episodes(idx[local]), self.rules)
             seat[local] = self.seat[idx[local]]
 
     def _write_back(self, idx: np.ndarray, sub: State) -> None:

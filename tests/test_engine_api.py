@@ -49,6 +49,30 @@ def test_step_inplace_equals_step(name: str) -> None:
     assert live == before, "an illegal in-place step changed the state"
 
 
+@pytest.mark.parametrize("episode", ["hand", "game"])
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_reset_rows_equals_init_state(name: str, episode: str) -> None:
+    """engine.reset_rows restarts exactly the given rows of a state in mid-play (scores, last hand,
+    winners, masks included) as init_state deals those seeds, and leaves the other rows alone."""
+    from euchre_env.rules import make_rules
+
+    rules = make_rules(name, episode=episode, points_to_win=3)
+    rng = np.random.default_rng(5)
+    s = E.init_state(rules, 200, rng=rng)
+    for _ in range(int(rng.integers(20, 60))):  # scores, finished hands and games in the rows
+        s = E.step(s, E.sample_legal(s, rules, rng), rules)
+    rows = rng.choice(200, 70, replace=False)
+    seeds = rng.integers(0, 2**64 - 1, 70, dtype=np.uint64, endpoint=True)
+    seeds[:2] = [0, 2**64 - 1]
+    before = s.copy()
+    E.reset_rows(s, rows, seeds, rules)
+    assert s.take(rows) == E.init_state(rules, seeds=seeds), "reset rows differ from init_state"
+    others = np.setdiff1d(np.arange(200), rows)
+    assert s.take(others) == before.take(others), "a row that was not reset changed"
+    with pytest.raises(ValueError, match="uint64"):
+        E.reset_rows(s, rows, seeds.astype(np.int64), rules)
+
+
 def test_step_active_ignores_illegal_actions_of_inactive_tables() -> None:
     """An inactive table's action is not checked (it does not move)."""
     rules = PRESETS["four_handed"]

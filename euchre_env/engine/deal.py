@@ -7,7 +7,10 @@ batch it sits in, and a restored state deals on exactly as the original.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
+from functools import cache, reduce
 from typing import Any
 
 import numpy as np
@@ -37,10 +40,16 @@ def shuffled_decks(seed: np.ndarray, hand_no: np.ndarray, rules: RulesConfig) ->
     Returns:
         Int8 array of shape ``(n, rules.num_cards_in_play)``: card ids in deal order.
     """
-    deck = np.array(rules.deck, dtype=np.int8)
+    deck = _deck_array(rules)
     key = splitmix64(np.asarray(seed, np.uint64) ^ splitmix64(np.asarray(hand_no, np.uint64)))
     noise = splitmix64(key[:, None] + np.arange(deck.size, dtype=np.uint64) * _GOLDEN)
     return deck[np.argsort(noise, axis=1, kind="stable")]
+
+
+@cache
+def _deck_array(rules: RulesConfig) -> np.ndarray:
+    """The card ids in play, ascending, int8 (built once per rules)."""
+    return np.array(rules.deck, dtype=np.int8)
 
 
 def first_dealer(seed: np.ndarray, rules: RulesConfig) -> np.ndarray:
@@ -68,6 +77,35 @@ def empty_state(batch_size: int, rules: RulesConfig) -> State:
     )  # fmt: skip
 
 
+# Fields ``start_hand`` sets; every other field belongs to the game (``start_games`` resets them).
+HAND_FIELDS = (
+    "hands", "upcard", "kitty", "discard", "phase", "turn", "trump", "maker", "called", "partner",
+    "revealed", "defender_alone", "leader", "led", "bid_round", "alone", "out", "trick_no", "n_played",
+    "trick_cards", "trick_winner", "played_by", "trick_bits", "tricks_won",
+)  # fmt: skip
+GAME_FIELDS = tuple(f.name for f in fields(State) if f.name not in HAND_FIELDS)
+
+
+@cache
+def _blank(rules: RulesConfig) -> State:
+    """One table of ``empty_state`` (the defaults ``start_games`` copies)."""
+    return empty_state(1, rules)
+
+
+def start_games(s: State, rows: np.ndarray, seeds: np.ndarray, rules: RulesConfig) -> None:
+    """New games at ``rows`` (int array (n,)), in place, dealt from ``seeds`` ((n,) uint64).
+
+    The rows end as ``init_state(rules, seeds=seeds)`` starts them, except the
+    legal sets (``mask_*``), which the caller refreshes.
+    """
+    blank = _blank(rules)
+    for name in GAME_FIELDS:
+        getattr(s, name)[rows] = getattr(blank, name)[0]
+    s.seed[rows] = seeds
+    s.dealer[rows] = first_dealer(seeds, rules)
+    start_hand(s, rows, shuffled_decks(seeds, np.zeros(rows.size, np.uint64), rules), rules)
+
+
 def start_hand(s: State, rows: np.ndarray, order: np.ndarray, rules: RulesConfig) -> None:
     """Deal ``order`` (shape ``(n, cards in play)``, card ids) to ``rows``, in place.
 
@@ -78,7 +116,8 @@ def start_hand(s: State, rows: np.ndarray, order: np.ndarray, rules: RulesConfig
     p = rules.num_players
     n = rows.size
     bits = cards.CARD_BIT[order]  # (n, N) uint32
-    hand_bits = np.bitwise_or.reduce(bits[:, : p * HAND_SIZE].reshape(n, p, HAND_SIZE), axis=2)
+    dealt = bits[:, : p * HAND_SIZE].reshape(n, p, HAND_SIZE)
+    hand_bits = reduce(operator.or_, (dealt[:, :, i] for i in range(HAND_SIZE)))  # (n, P)
     seats = (s.dealer[rows, None].astype(np.int64) + 1 + np.arange(p)) % p  # (n, P)
     hands = np.empty((n, p), np.uint32)
     np.put_along_axis(hands, seats, hand_bits, axis=1)

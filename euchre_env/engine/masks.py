@@ -50,8 +50,12 @@ _FOLLOW = np.concatenate([cards.SUIT_BITS[:, -1:], cards.SUIT_BITS[:, :-1]], axi
 _PLAY, _DISCARD, _CALL, _BID_SUIT = int(Phase.PLAY), int(Phase.DISCARD), int(Phase.CALL), int(Phase.BID_SUIT)
 
 
-def compute_legal_bits(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
+def compute_legal_bits(
+    s: State, rules: RulesConfig, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Compute the compact legal sets from the rules: ``base`` (B,) int8, ``bits`` (B,) uint64.
+
+    With ``rows`` (int array (n,)), those of rows ``rows`` only, shape (n,).
 
     * BID_UPCARD: pass or order up (RULES-NOTES 5).
     * DISCARD: any of the dealer's six cards (the dealer is the seat to act).
@@ -62,10 +66,12 @@ def compute_legal_bits(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.nda
     * PLAY: a card of the led suit if the hand has one, else any (RULES-NOTES 7).
     """
     p = rules.num_players
-    phase = s.phase
-    flat = np.arange(s.batch_size) * p + s.turn  # turn -1 (done) reads a neighbour; masked below
-    hand = s.hands.reshape(-1)[flat].astype(np.uint64)  # (B,) hand of the seat to act
-    follow = hand & _FOLLOW[s.trump * 5 + s.led + 1]  # (B,) cards of the led suit
+    pick = (lambda a: a) if rows is None else (lambda a: a[rows])
+    phase, turn = pick(s.phase), pick(s.turn)
+    at = np.arange(s.batch_size) if rows is None else rows
+    flat = at * p + turn  # turn -1 (done) reads a neighbour; masked below
+    hand = s.hands.reshape(-1)[flat].astype(np.uint64)  # hand of the seat to act
+    follow = hand & _FOLLOW[pick(s.trump) * 5 + pick(s.led) + 1]  # cards of the led suit
     bits = _FIXED_BITS[phase]
     bits = np.where(phase == _PLAY, np.where(follow != 0, follow, hand), bits)
     bits = np.where(phase == _DISCARD, hand, bits)
@@ -73,15 +79,18 @@ def compute_legal_bits(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.nda
         bits = np.where(phase == _CALL, (np.uint64(rules.deck_mask) & ~hand) | _CALL_ALONE_BIT, bits)
     in_suit = phase == _BID_SUIT
     if in_suit.any():
-        may_pass = (s.turn != s.dealer) | (not rules.stick_the_dealer)
-        names = _ALL_NAMES & ~_NAME_BITS[cards.CARD_SUIT[s.upcard]]
+        may_pass = (turn != pick(s.dealer)) | (not rules.stick_the_dealer)
+        names = _ALL_NAMES & ~_NAME_BITS[cards.CARD_SUIT[pick(s.upcard)]]
         bits = np.where(in_suit, names | may_pass.astype(np.uint64), bits)
     return _PHASE_BASE_I8[phase], bits
 
 
-def refresh(s: State, rules: RulesConfig) -> None:
-    """Store the legal sets of the seat to act in ``s.mask_base``/``s.mask_bits``, in place."""
-    s.mask_base[:], s.mask_bits[:] = compute_legal_bits(s, rules)
+def refresh(s: State, rules: RulesConfig, rows: np.ndarray | None = None) -> None:
+    """Store the legal sets of the seat to act in ``s.mask_base``/``s.mask_bits`` (of ``rows``), in place."""
+    if rows is None:
+        s.mask_base[:], s.mask_bits[:] = compute_legal_bits(s, rules)
+    else:
+        s.mask_base[rows], s.mask_bits[rows] = compute_legal_bits(s, rules, rows)
 
 
 def legal_bits(s: State, rules: RulesConfig | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -96,9 +105,8 @@ def is_legal(action: np.ndarray, base: np.ndarray, bits: np.ndarray) -> np.ndarr
         action: (B,) int64 action ids (any value; out-of-window ids are illegal).
         base, bits: compact legal sets, (B,) each.
     """
-    off = action - base.astype(np.int64)
-    inside = (off >= 0) & (off < 64)
-    return inside & ((bits >> np.where(inside, off, 0).astype(np.uint64)) & np.uint64(1)).astype(bool)
+    # An offset outside 0..63 wraps to a shift of 64 or more, which numpy maps to 0.
+    return ((bits >> (action - base).astype(np.uint64)) & _U1).astype(bool)
 
 
 def expand(base: np.ndarray, bits: np.ndarray) -> np.ndarray:
@@ -106,7 +114,7 @@ def expand(base: np.ndarray, bits: np.ndarray) -> np.ndarray:
     b = bits.shape[0]
     unpacked = np.unpackbits(bits.astype("<u8").view(np.uint8).reshape(b, 8), axis=1, bitorder="little")
     wide = np.zeros((b, NUM_ACTIONS + 64), dtype=bool)
-    for start in np.unique(base).tolist():
+    for start in np.flatnonzero(np.bincount(base.view(np.uint8))).tolist():  # the bases present (ids < 128)
         rows = np.flatnonzero(base == start)
         wide[rows, start : start + 64] = unpacked[rows]
     return wide[:, :NUM_ACTIONS]

@@ -38,8 +38,9 @@ def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) ->
     seat = s.turn[rows].astype(np.int64)
     t = s.trick_no[rows]
     bit = cards.CARD_BIT[card]
-    s.hands.reshape(-1)[rows * p + seat] &= ~bit
-    s.played_by.reshape(-1)[rows * p + seat] |= bit
+    at = rows * p + seat  # flat index of (row, seat)
+    s.hands.reshape(-1)[at] &= ~bit
+    s.played_by.reshape(-1)[at] |= bit
     s.trick_bits.reshape(-1)[rows * NUM_TRICKS + t] |= bit
     s.trick_cards.reshape(-1)[(rows * NUM_TRICKS + t) * p + seat] = card
     n = s.n_played[rows]
