@@ -42,6 +42,7 @@ def _timed(name: str, fn):
 def instrument_engine() -> None:
     """Time the engine/encoding functions the adapter calls (engine.step, encode, expand, ...)."""
     engine.step = _timed("engine.step", engine.step)
+    engine.step_rows = _timed("engine.step_rows", engine.step_rows)
     engine.init_state = _timed("engine.init_state", engine.init_state)
     engine.reset_rows = _timed("engine.reset_rows", engine.reset_rows)
     learner_tables.encode = _timed("encoding.encode", learner_tables.encode)

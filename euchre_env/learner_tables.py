@@ -40,8 +40,6 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # splitmix64 increment (as engine.deal)
 SEAT_SALT = np.uint64(0x5EA7_0F_1EA2_7E25)  # drawn learner seat: mix(engine_seed ^ SEAT_SALT) % P
 OPP_SALT = np.uint64(0x0BB0_9E27_5A11_D3C7)  # act_bits draws: mix((engine_seed ^ OPP_SALT) + n * GOLDEN)
 _DONE = np.int8(Phase.DONE)
-_SHRINK_BELOW = 256  # keep stepping the whole batch while it has at most this many rows
-_SHRINK_FRACTION = 0.5  # else continue on just the moving rows once fewer than this share move
 
 
 def check_seat(seat: object, num_players: int) -> int | None:
@@ -190,7 +188,7 @@ class LearnerTables:
         if bad.any():
             raise self._illegal(actions, base, bits, int(np.flatnonzero(bad)[0]))
         self.hand_ended[moving] = False
-        self.state = self._step_rows(s, np.where(moving, actions, -1), moving, np.arange(self.num_tables))
+        self._step_rows(np.flatnonzero(moving), actions[moving])
         self.decisions[moving] += np.uint64(1)
         self.fresh[moving] = False
         self.learner_decisions += int(np.count_nonzero(moving))
@@ -246,83 +244,74 @@ class LearnerTables:
         }
 
     # --- internals --------------------------------------------------------
-    def _step_rows(self, s: State, acts: np.ndarray, moving: np.ndarray, idx: np.ndarray) -> State:
-        """One engine step for the rows ``moving`` of ``s`` (table ids ``idx``); other rows keep their state."""
-        new = engine.step(s, acts, self.rules, active=moving, inplace=True)
-        ended = np.flatnonzero(new.hand_over & moving)
+    def _step_rows(self, rows: np.ndarray, acts: np.ndarray) -> None:
+        """One engine step at tables ``rows`` ((n,) int64, in place); credits the learners of hands that ended."""
+        s = self.state
+        engine.step_rows(s, rows, acts, self.rules)
+        ended = rows[s.hand_over[rows]]
         if ended.size:
-            pts = engine.rewards(new, self.rules, self.zero_sum)  # (n, P)
-            tables = idx[ended]
-            self.reward[tables] += pts[ended, self.seat[tables]]
-            self.hand_ended[tables] = True
-        return new
+            pts = engine.points_to_rewards(s.last_points[ended], self.rules, self.zero_sum)  # (k, P)
+            self.reward[ended] += pts[np.arange(ended.size), self.seat[ended]]
+            self.hand_ended[ended] = True
 
     def _play_opponents(self) -> None:
-        """Opponent rounds until no table waits on an opponent; shrinks to the moving rows."""
-        idx = np.arange(self.num_tables)
-        sub = self.state
-        seat = self.seat.copy()
+        """Opponent rounds until no table waits on an opponent, each on just the tables still waiting."""
+        s = self.state
+        rows = np.arange(self.num_tables)
         while True:
-            self._restart_hopeless(idx, sub, seat)
-            need = (sub.turn >= 0) & (sub.turn != seat)  # (n,)
-            count = int(np.count_nonzero(need))
-            if count == 0:
-                break
-            if count < _SHRINK_FRACTION * idx.size and idx.size > _SHRINK_BELOW:
-                self._write_back(idx, sub)
-                keep = np.flatnonzero(need)
-                idx, sub, seat, need = idx[keep], self.state.take(idx[keep]), seat[keep], need[keep]
-            acts = self._opponent_actions(sub, idx, seat, need)
+            self._restart_hopeless(rows)
+            turn, seat = s.turn[rows], self.seat[rows]
+            need = (turn >= 0) & (turn != seat)
+            rows, turn, seat = rows[need], turn[need], seat[need]  # a table drops out for the rest of the call
+            if not rows.size:
+                return
+            acts = self._opponent_actions(rows, turn, seat)
             try:
-                sub = self._step_rows(sub, acts, need, idx)
+                self._step_rows(rows, acts)
             except IllegalActionError:
-                raise self._illegal_opponent(sub, acts, idx, seat) from None
-            self.decisions[idx[need]] += np.uint64(1)
-            self.opponent_decisions += count
-        self._write_back(idx, sub)
+                raise self._illegal_opponent(rows, acts, turn, seat) from None
+            self.decisions[rows] += np.uint64(1)
+            self.opponent_decisions += rows.size
 
-    def _restart_hopeless(self, idx: np.ndarray, sub: State, seat: np.ndarray) -> None:
-        """Start the next episode, in place in ``sub``, where the learner can no longer get a decision."""
-        fresh = self.fresh[idx]
+    def _restart_hopeless(self, rows: np.ndarray) -> None:
+        """Start the next episode, in place, at those of ``rows`` where the learner can no longer get a decision."""
+        fresh = self.fresh[rows]
         if not fresh.any():
             return
-        hopeless = sub.phase == _DONE
+        rows = rows[fresh]
+        s = self.state
+        hopeless = s.phase[rows] == _DONE
         if self.rules.episode == "hand":
-            hopeless |= ((sub.out >> seat.astype(np.uint8)) & 1).astype(bool)  # the learner sits out
-        local = np.flatnonzero(fresh & hopeless)
-        if local.size:
-            engine.reset_rows(sub, local, self._next_episodes(idx[local]), self.rules)
-            seat[local] = self.seat[idx[local]]
+            hopeless |= ((s.out[rows] >> self.seat[rows].astype(np.uint8)) & 1).astype(bool)  # the learner sits out
+        rows = rows[hopeless]
+        if rows.size:
+            engine.reset_rows(s, rows, self._next_episodes(rows), self.rules)
 
-    def _write_back(self, idx: np.ndarray, sub: State) -> None:
-        if idx.size == self.num_tables:
-            self.state = sub
-        else:
-            self.state.put(idx, sub)
-
-    def _opponent_actions(self, s: State, idx: np.ndarray, seat: np.ndarray, need: np.ndarray) -> np.ndarray:
-        """(n,) actions: one batched call per opponent policy on its rows of ``s``; -1 elsewhere."""
-        base, bits = legal_bits(s, self.rules)
-        acts = np.full(s.batch_size, -1, np.int64)
+    def _opponent_actions(self, rows: np.ndarray, turn: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """(n,) int64 actions at tables ``rows`` (seat ``turn`` to act, learner at ``seat``): one batched call per policy."""
+        s = self.state
         if len(self._groups) == 1:
-            calls = [(self._groups[0], np.flatnonzero(need))]
+            calls = [(self._groups[0], None)]
         else:
-            rel = (s.turn.astype(np.int64) - seat) % self.rules.num_players
-            group = np.where(need, self._group_of_rel[rel], -1)
+            group = self._group_of_rel[(turn.astype(np.int64) - seat) % self.rules.num_players]
             calls = [(policy, np.flatnonzero(group == g)) for g, policy in enumerate(self._groups)]
-        for policy, r in calls:
-            if r.size == 0:
+            acts = np.empty(rows.size, np.int64)
+        for policy, k in calls:
+            r = rows if k is None else rows[k]
+            if not r.size:
                 continue
             fast = getattr(policy, "act_bits", None)
             if fast is not None:
-                stream = (s.seed[r] ^ OPP_SALT) + self.decisions[idx[r]] * GOLDEN  # splitmix64 stream
+                stream = (s.seed[r] ^ OPP_SALT) + self.decisions[r] * GOLDEN  # splitmix64 stream
                 u = (mix(stream) >> np.uint64(11)).astype(np.float64) * 2.0**-53  # (n,) in [0, 1)
-                a = fast(base[r], bits[r], u)
+                a = fast(s.mask_base[r], s.mask_bits[r], u)
             else:
-                sub = s if r.size == s.batch_size else s.take(r)
-                obs = encode(sub, s.turn[r], self.rules, np.float32)
-                a = policy.act(obs, expand(base[r], bits[r]), self.opponent_rng)
-            acts[r] = self._check_opponent(policy, a, r.size)
+                obs = encode(s.take(r), s.turn[r], self.rules, np.float32)
+                a = policy.act(obs, expand(s.mask_base[r], s.mask_bits[r]), self.opponent_rng)
+            a = self._check_opponent(policy, a, r.size)
+            if k is None:
+                return a
+            acts[k] = a
         return acts
 
     def _check_opponent(self, policy: object, a: object, n: int) -> np.ndarray:
@@ -335,16 +324,18 @@ class LearnerTables:
         return arr.astype(np.int64, copy=False)
 
     def _illegal_opponent(
-        self, s: State, acts: np.ndarray, idx: np.ndarray, seat: np.ndarray
+        self, rows: np.ndarray, acts: np.ndarray, turn: np.ndarray, seat: np.ndarray
     ) -> IllegalActionError:
         """The error for an opponent policy that chose an illegal action (slow path)."""
-        base, bits = legal_bits(s, self.rules)
-        k = int(np.flatnonzero((acts >= 0) & ~is_legal(acts, base, bits))[0])
-        rel = (int(s.turn[k]) - int(seat[k])) % self.rules.num_players
+        s = self.state
+        base, bits = s.mask_base[rows], s.mask_bits[rows]
+        k = int(np.flatnonzero(~is_legal(acts, base, bits))[0])
+        rel = (int(turn[k]) - int(seat[k])) % self.rules.num_players
         policy = self.opponents[rel - 1]
         return IllegalActionError(
             f"opponent policy {policy!r} (relative seat {rel}) chose illegal action {int(acts[k])} at table "
-            f"{int(idx[k])}, phase {Phase(s.phase[k]).name}; legal actions: {legal_list(int(base[k]), int(bits[k]))}"
+            f"{int(rows[k])}, phase {Phase(s.phase[rows[k]]).name}; legal actions: "
+            f"{legal_list(int(base[k]), int(bits[k]))}"
         )
 
     def _illegal(

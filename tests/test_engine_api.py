@@ -49,6 +49,34 @@ def test_step_inplace_equals_step(name: str) -> None:
     assert live == before, "an illegal in-place step changed the state"
 
 
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_step_rows_equals_step_with_active(name: str) -> None:
+    """engine.step_rows(rows) moves exactly those tables as step(active=mask) does, over whole games;
+    a done row or an illegal action raises and changes nothing."""
+    from euchre_env.rules import make_rules
+
+    rules = make_rules(name, episode="game", points_to_win=5)
+    rng = np.random.default_rng(6)
+    s = E.init_state(rules, 200, rng=rng)
+    mine = s.copy()
+    while not E.is_done(s).all():
+        acts = E.sample_legal(s, rules, rng)
+        active = (rng.random(200) < rng.random()) & ~E.is_done(s)
+        s = E.step(s, acts, rules, active=active)
+        rows = rng.permutation(np.flatnonzero(active))  # any order
+        E.step_rows(mine, rows, acts[rows], rules)
+        assert mine == s, "step_rows differs from step(active=...)"
+    live = E.init_state(rules, 3, rng=rng)
+    before = live.copy()
+    with pytest.raises(E.IllegalActionError, match="table 2"):
+        E.step_rows(live, np.array([0, 2]), np.array([E.sample_legal(live, rules, rng)[0], 0]), rules)
+    with pytest.raises(ValueError, match="int64"):
+        E.step_rows(live, np.array([0, 1], np.int32), np.array([84, 84]), rules)
+    assert live == before, "a refused step_rows changed the state"
+    with pytest.raises(ValueError, match="done"):
+        E.step_rows(s, np.array([0]), np.array([0]), rules)
+
+
 @pytest.mark.parametrize("episode", ["hand", "game"])
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_reset_rows_equals_init_state(name: str, episode: str) -> None:

@@ -149,13 +149,13 @@ def test_opponents_act_in_one_batched_call_per_policy_and_round(monkeypatch: pyt
     left, partner = CountingPolicy(), CountingPolicy()
     venv = EuchreVectorEnv(64, "four_handed", opponents={1: left, 2: partner, 3: left})
     engine_steps = [0]
-    real_step = engine.step
+    real_step = engine.step_rows
 
     def counting_step(*args: object, **kwargs: object) -> object:
         engine_steps[0] += 1
         return real_step(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "step", counting_step)
+    monkeypatch.setattr(engine, "step_rows", counting_step)
     venv.reset(seed=0)
     for _ in range(10):
         venv.step(venv.action_space.sample())

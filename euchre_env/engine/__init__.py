@@ -7,7 +7,8 @@
 * ``legal_action_mask(state, rules)``: bool ``(B, A)``; ``legal_bits`` is the
   compact form (see :mod:`euchre_env.engine.masks` for the mask semantics).
 * ``current_player(state)``: seat to act ``(B,)``, -1 once a table is done.
-* ``step(state, actions, rules)``: a new state after one action per table.
+* ``step(state, actions, rules)``: a new state after one action per table;
+  ``step_rows(state, rows, actions, rules)`` moves just some tables, in place.
   Rows that are done are inert: their action is ignored (pass anything, e.g. -1).
 * ``hand_over`` / ``last_points``: the step that ends a hand sets
   ``state.hand_over[row]`` and records the hand in ``state.last_*``;
@@ -56,6 +57,7 @@ __all__ = [
     "sample_bits",
     "sample_legal",
     "step",
+    "step_rows",
 ]
 
 Deals = Sequence[Mapping[str, Any] | None] | Mapping[int, Mapping[str, Any]]
@@ -248,15 +250,59 @@ def step(
     for phase, handler in _HANDLERS:
         if present[phase]:
             rows = np.flatnonzero(phase_of == phase)
-            thrown = handler(new, rows, a[rows], rules)
-            if thrown:
-                play.end_hand(new, thrown[0], rules, thrown_in=True)
-    moved = s.batch_size - present[_DONE]
-    if moved * 3 < s.batch_size:  # few tables moved: refresh just those
-        refresh(new, rules, np.flatnonzero(phase_of != _DONE))
-    else:
-        refresh(new, rules)
+            _apply(new, handler, rows, a[rows], rules)
+    refresh(new, rules)
     return new
+
+
+def step_rows(s: State, rows: np.ndarray, action: np.ndarray, rules: RulesConfig) -> None:
+    """Apply ``action[i]`` at table ``rows[i]``, in place; every other table keeps its state.
+
+    ``step(s, a, rules, active=mask, inplace=True)`` for the tables ``rows``,
+    at a cost that grows with ``len(rows)`` rather than with the batch.
+
+    Args:
+        s: the state, ``B`` tables.
+        rows: (n,) int64 distinct row indices of live tables.
+        action: (n,) int64 action ids.
+
+    Raises:
+        ValueError: ``rows``/``action`` have the wrong shape or dtype, or a row is done.
+        IllegalActionError: an action is not legal at its table (nothing has changed).
+    """
+    if not (rows.ndim == 1 and rows.dtype == np.int64 and action.shape == rows.shape and action.dtype == np.int64):
+        raise ValueError(
+            f"step_rows needs rows and action as (n,) int64 arrays, got {rows.dtype} {rows.shape} and "
+            f"{action.dtype} {action.shape}"
+        )
+    if not rows.size:
+        return
+    phase_of = s.phase[rows]
+    bad = ~is_legal(action, s.mask_base[rows], s.mask_bits[rows])
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        if phase_of[k] == _DONE:
+            raise ValueError(f"step_rows: table {int(rows[k])} is done")
+        full = np.zeros(s.batch_size, np.int64)
+        full[rows] = action
+        raise _illegal(s, full, s.mask_base.astype(np.int64), s.mask_bits, int(rows[k]))
+    s.hand_over[rows] = False
+    present = np.bincount(phase_of, minlength=len(Phase)).tolist()
+    for phase, handler in _HANDLERS:
+        n = present[phase]
+        if n == rows.size:  # one phase: no split
+            _apply(s, handler, rows, action, rules)
+        elif n:
+            mine = phase_of == phase
+            _apply(s, handler, rows[mine], action[mine], rules)
+    refresh(s, rules, rows)
+
+
+def _apply(s: State, handler: Any, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) -> None:
+    """One phase's transition at ``rows``; a hand thrown in (nobody made trump) ends unscored."""
+    thrown = handler(s, rows, a, rules)
+    if thrown:
+        play.end_hand(s, thrown[0], rules, thrown_in=True)
 
 
 def _check_actions(s: State, action: np.ndarray | Sequence[int]) -> np.ndarray:
