@@ -32,7 +32,7 @@ from euchre_env.actions import NUM_ACTIONS, Phase, describe
 from euchre_env.encoding import encode
 from euchre_env.engine import IllegalActionError, expand, is_legal, legal_bits
 from euchre_env.engine.deal import splitmix64 as mix
-from euchre_env.policies import Opponents, normalize_opponents
+from euchre_env.policies import Opponents, RandomPolicy, normalize_opponents
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
@@ -105,7 +105,7 @@ class LearnerTables:
         self.keyed = False
         self.episode = np.zeros(b, np.uint64)  # episodes started per table
         self.seat = np.zeros(b, np.int8)
-        self.decisions = np.zeros(b, np.uint64)  # decisions made in the current episode
+        self.stream = np.zeros(b, np.uint64)  # (engine_seed ^ OPP_SALT) + decisions so far * GOLDEN
         self.fresh = np.zeros(b, bool)  # the learner has not acted yet this episode
         self.reward = np.zeros(b, np.float32)
         self.hand_ended = np.zeros(b, bool)
@@ -129,6 +129,7 @@ class LearnerTables:
         self._groups = groups
         index = [next(i for i, g in enumerate(groups) if g is p) for p in per_rel]
         self._group_of_rel = np.array([-1, *index], dtype=np.int64)  # (P,) by relative seat
+        self._all_random = all(type(g) is RandomPolicy for g in groups)  # actions legal by construction
 
     def seed(self, seeds: np.ndarray, opponent_seed: int | None) -> None:
         """Key every table from its integer seed; episodes restart at 0. ``seeds``: (B,) uint64."""
@@ -166,7 +167,7 @@ class LearnerTables:
             self.seat[rows] = mix(ep_seed ^ SEAT_SALT) % np.uint64(self.rules.num_players)
         else:
             self.seat[rows] = self.fixed_seat
-        self.decisions[rows] = 0
+        self.stream[rows] = ep_seed ^ OPP_SALT
         self.fresh[rows] = True
         self.reward[rows] = 0.0
         self.hand_ended[rows] = False
@@ -189,7 +190,7 @@ class LearnerTables:
             raise self._illegal(actions, base, bits, int(np.flatnonzero(bad)[0]))
         self.hand_ended[moving] = False
         self._step_rows(np.flatnonzero(moving), actions[moving])
-        self.decisions[moving] += np.uint64(1)
+        self.stream[moving] += GOLDEN
         self.fresh[moving] = False
         self.learner_decisions += int(np.count_nonzero(moving))
 
@@ -244,10 +245,10 @@ class LearnerTables:
         }
 
     # --- internals --------------------------------------------------------
-    def _step_rows(self, rows: np.ndarray, acts: np.ndarray) -> None:
+    def _step_rows(self, rows: np.ndarray, acts: np.ndarray, check: bool = True) -> None:
         """One engine step at tables ``rows`` ((n,) int64, in place); credits the learners of hands that ended."""
         s = self.state
-        engine.step_rows(s, rows, acts, self.rules)
+        engine.step_rows(s, rows, acts, self.rules, check=check)
         ended = rows[s.hand_over[rows]]
         if ended.size:
             pts = engine.points_to_rewards(s.last_points[ended], self.rules, self.zero_sum)  # (k, P)
@@ -267,10 +268,10 @@ class LearnerTables:
                 return
             acts = self._opponent_actions(rows, turn, seat)
             try:
-                self._step_rows(rows, acts)
+                self._step_rows(rows, acts, check=not self._all_random)  # sample_bits draws legal actions
             except IllegalActionError:
                 raise self._illegal_opponent(rows, acts, turn, seat) from None
-            self.decisions[rows] += np.uint64(1)
+            self.stream[rows] += GOLDEN
             self.opponent_decisions += rows.size
 
     def _restart_hopeless(self, rows: np.ndarray) -> None:
@@ -302,8 +303,7 @@ class LearnerTables:
                 continue
             fast = getattr(policy, "act_bits", None)
             if fast is not None:
-                stream = (s.seed[r] ^ OPP_SALT) + self.decisions[r] * GOLDEN  # splitmix64 stream
-                u = (mix(stream) >> np.uint64(11)).astype(np.float64) * 2.0**-53  # (n,) in [0, 1)
+                u = (mix(self.stream[r]) >> np.uint64(11)).astype(np.float64) * 2.0**-53  # (n,) in [0, 1)
                 a = fast(s.mask_base[r], s.mask_bits[r], u)
             else:
                 obs = encode(s.take(r), s.turn[r], self.rules, np.float32)

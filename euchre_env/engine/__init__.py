@@ -255,7 +255,7 @@ def step(
     return new
 
 
-def step_rows(s: State, rows: np.ndarray, action: np.ndarray, rules: RulesConfig) -> None:
+def step_rows(s: State, rows: np.ndarray, action: np.ndarray, rules: RulesConfig, *, check: bool = True) -> None:
     """Apply ``action[i]`` at table ``rows[i]``, in place; every other table keeps its state.
 
     ``step(s, a, rules, active=mask, inplace=True)`` for the tables ``rows``,
@@ -265,27 +265,20 @@ def step_rows(s: State, rows: np.ndarray, action: np.ndarray, rules: RulesConfig
         s: the state, ``B`` tables.
         rows: (n,) int64 distinct row indices of live tables.
         action: (n,) int64 action ids.
+        check: validate the arguments and every action's legality. Only a
+            caller whose actions come from the legal sets themselves (such as
+            ``sample_bits`` on ``mask_base``/``mask_bits``) may pass False;
+            an illegal action would then corrupt the state.
 
     Raises:
         ValueError: ``rows``/``action`` have the wrong shape or dtype, or a row is done.
         IllegalActionError: an action is not legal at its table (nothing has changed).
     """
-    if not (rows.ndim == 1 and rows.dtype == np.int64 and action.shape == rows.shape and action.dtype == np.int64):
-        raise ValueError(
-            f"step_rows needs rows and action as (n,) int64 arrays, got {rows.dtype} {rows.shape} and "
-            f"{action.dtype} {action.shape}"
-        )
+    if check:
+        _check_step_rows(s, rows, action)
     if not rows.size:
         return
     phase_of = s.phase[rows]
-    bad = ~is_legal(action, s.mask_base[rows], s.mask_bits[rows])
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        if phase_of[k] == _DONE:
-            raise ValueError(f"step_rows: table {int(rows[k])} is done")
-        full = np.zeros(s.batch_size, np.int64)
-        full[rows] = action
-        raise _illegal(s, full, s.mask_base.astype(np.int64), s.mask_bits, int(rows[k]))
     s.hand_over[rows] = False
     present = np.bincount(phase_of, minlength=len(Phase)).tolist()
     for phase, handler in _HANDLERS:
@@ -296,6 +289,22 @@ def step_rows(s: State, rows: np.ndarray, action: np.ndarray, rules: RulesConfig
             mine = phase_of == phase
             _apply(s, handler, rows[mine], action[mine], rules)
     refresh(s, rules, rows)
+
+
+def _check_step_rows(s: State, rows: np.ndarray, action: np.ndarray) -> None:
+    if not (rows.ndim == 1 and rows.dtype == np.int64 and action.shape == rows.shape and action.dtype == np.int64):
+        raise ValueError(
+            f"step_rows needs rows and action as (n,) int64 arrays, got {rows.dtype} {rows.shape} and "
+            f"{action.dtype} {action.shape}"
+        )
+    bad = ~is_legal(action, s.mask_base[rows], s.mask_bits[rows])
+    if bad.any():
+        row = int(rows[np.flatnonzero(bad)[0]])
+        if s.phase[row] == _DONE:
+            raise ValueError(f"step_rows: table {row} is done")
+        full = np.zeros(s.batch_size, np.int64)
+        full[rows] = action
+        raise _illegal(s, full, s.mask_base.astype(np.int64), s.mask_bits, row)
 
 
 def _apply(s: State, handler: Any, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) -> None:
