@@ -35,6 +35,8 @@ from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
 _U1 = np.uint64(1)
+_U64 = np.uint64(64)
+assert NUM_ACTIONS <= 128, "expand packs a legal set into 128 bits"
 _NAME_BITS = np.array([1 << (NAME_SUIT_BASE + s - PASS) for s in range(cards.NUM_SUITS)], np.uint64)
 _ALL_NAMES = np.uint64(sum(int(b) for b in _NAME_BITS))
 _CALL_ALONE_BIT = np.uint64(1 << (ALONE - CALL_BASE))
@@ -110,14 +112,16 @@ def is_legal(action: np.ndarray, base: np.ndarray, bits: np.ndarray) -> np.ndarr
 
 
 def expand(base: np.ndarray, bits: np.ndarray) -> np.ndarray:
-    """Bool mask ``(B, NUM_ACTIONS)`` from a compact ``(base, bits)`` pair."""
-    b = bits.shape[0]
-    unpacked = np.unpackbits(bits.astype("<u8").view(np.uint8).reshape(b, 8), axis=1, bitorder="little")
-    wide = np.zeros((b, NUM_ACTIONS + 64), dtype=bool)
-    for start in np.flatnonzero(np.bincount(base.view(np.uint8))).tolist():  # the bases present (ids < 128)
-        rows = np.flatnonzero(base == start)
-        wide[rows, start : start + 64] = unpacked[rows]
-    return wide[:, :NUM_ACTIONS]
+    """Bool mask ``(B, NUM_ACTIONS)`` from a compact ``(base, bits)`` pair.
+
+    Each set is shifted into place as one 128-bit number (two uint64 words;
+    numpy maps a shift of 64 or more to 0) and unpacked once.
+    """
+    b = base.astype(np.uint64)
+    words = np.empty((bits.shape[0], 2), "<u8")  # action a is bit a of the 128
+    words[:, 0] = bits << b
+    words[:, 1] = (bits >> (_U64 - b)) | (bits << (b - _U64))  # wrapping subtraction picks the right one
+    return np.unpackbits(words.view(np.uint8), axis=1, count=NUM_ACTIONS, bitorder="little").view(bool)
 
 
 def legal_action_mask(s: State, rules: RulesConfig | None = None) -> np.ndarray:
