@@ -3,7 +3,7 @@
 The observing seat is seat 0 of its own view: relative seat ``r`` is absolute
 seat ``(viewer + r) % P`` (``r = 1`` is the viewer's left). An observation is
 one flat binary vector made of named pieces; ``ObsLayout`` holds their order
-and sizes and ``layout_table`` renders the index table the docs show.
+and sizes and ``ObsLayout.table`` renders the index table the docs show.
 
 It holds everything the seat may know (RULES-NOTES 8) and nothing else: its
 own hand and discard, the upcard, all public bids and declarations, the
@@ -13,12 +13,23 @@ scores. Every feature is 0 or 1 (scores as a thermometer), so any dtype works.
 
 Card sets (the hand, the cards each relative seat played, ...) come first,
 each as ``CARD_SLOTS = 32`` entries: entry ``c`` is card id ``c`` and entries
-28..31 are always 0. The padding lets the encoder write eight entries at a
-time; decode a piece with ``piece.reshape(-1, CARD_SLOTS)[:, :NUM_CARDS]``.
+28..31 are always 0. The padding lets the encoder copy each card bitmask
+whole; decode a piece with ``piece.reshape(-1, CARD_SLOTS)[:, :NUM_CARDS]``.
+
+How ``encode`` works: it builds each observation as a row of bits (bit ``i``
+is entry ``i``) and unpacks all rows with one ``np.unpackbits``. The card sets
+are ``uint32`` bitmasks (the state's, or a card id's bit), copied in whole.
+Every later entry (the "tail": flags, thermometers, one-hots) comes from
+lookup tables built once per rules: a ``_Feature`` maps a few small integer
+fields of the state (seats, phase, bid round, ...) to the tail bits it sets,
+so the tail of a row is a few table rows (one per feature, or one per seat
+or per trick) OR-ed together. Fields are expected in their ``State`` ranges.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -89,7 +100,11 @@ def obs_layout(rules: RulesConfig) -> ObsLayout:
         ("upcard", k, "the turned-up card"),
         ("my_discard", k, "the card I discarded as dealer"),
         *([("called_card", k, "the card the maker called (five-handed)")] if five else []),
-        ("current_trick", p * k, "cards on the table in the current trick, per relative seat (0 = me, 1 = my left, ...)"),
+        (
+            "current_trick",
+            p * k,
+            "cards on the table in the current trick, per relative seat (0 = me, 1 = my left, ...)",
+        ),
         ("played_by", p * k, "every card played this hand, per relative seat"),
         ("played_in", NUM_TRICKS * k, "cards played in each trick 0..4"),
         # flags
@@ -116,97 +131,255 @@ def obs_layout(rules: RulesConfig) -> ObsLayout:
     return ObsLayout(tuple(pieces))
 
 
+# --- the encoder -------------------------------------------------------------
+
 _BIT_OR_NONE = np.concatenate([cards.CARD_BIT, np.zeros(1, np.uint32)])  # [-1] -> no card
-# SPREAD_BITS[byte]: the byte's 8 bits as 8 bytes of 0/1 (little-endian), one uint64.
-SPREAD_BITS = np.array([sum((x >> i & 1) << (8 * i) for i in range(8)) for x in range(256)], dtype="<u8")
-_TRICK_STEPS = np.arange(NUM_TRICKS, dtype=np.int8)
+_IS_BIDDING = np.isin(np.arange(NUM_PHASES), [Phase.BID_UPCARD, Phase.BID_SUIT])  # (NUM_PHASES,) by phase
+Entries = Iterator[tuple[str, int]]  # (piece, index in the piece) of entries that are 1
 
 
-def _rel(seat: np.ndarray, viewer: np.ndarray, p: int) -> np.ndarray:
-    """Relative seat of absolute ``seat`` for ``viewer`` (both broadcastable int arrays)."""
-    return (seat.astype(np.int64) - viewer + p) % p
+@dataclass(frozen=True)
+class _Feature:
+    """Tail entries that are a function of a few small integer fields of the state.
+
+    ``fields`` are ``(name, size, low)``: the field takes the values ``low ..
+    low + size - 1`` (``low`` is -1 for seats, where -1 means "none"). ``v``
+    is the viewer; a ``seat`` or ``trick`` field makes one lookup per seat or
+    per trick. ``entries(*values)`` yields the entries that are 1 for one
+    value per field, in the order of ``fields``.
+    """
+
+    fields: tuple[tuple[str, int, int], ...]
+    entries: Callable[..., Entries]
 
 
-def encode(
-    s: State, viewer: np.ndarray | int, rules: RulesConfig, dtype: type = np.float32
-) -> np.ndarray:
+def _features(rules: RulesConfig) -> dict[str, _Feature]:
+    """The pieces after the card sets, grouped into features and written per table."""
+    p, bins = rules.num_players, score_bins(rules)
+    v, seat = ("v", p, 0), ("seat", p, 0)
+
+    def rel(a: int, v: int) -> int:
+        return (a - v) % p
+
+    def bidding(v: int, dealer: int, maker: int, turn: int, bidding: int, bid_round: int) -> Entries:
+        def pos(a: int) -> int:  # bidding position: 0 = the dealer's left
+            return (a - dealer - 1) % p
+
+        made = maker >= 0
+        stop = pos(maker) if made else pos(turn) if bidding else p  # first seat that did not pass
+        stop_1, stop_2 = (p, stop) if bid_round == 2 else (stop, 0)
+        for r in range(p):
+            if pos((v + r) % p) < stop_1:
+                yield "passed_round_1", r
+            if pos((v + r) % p) < stop_2:
+                yield "passed_round_2", r
+        yield "dealer", rel(dealer, v)
+        if made:
+            yield "maker", rel(maker, v)
+            yield "maker_round", bid_round - 1
+            if bid_round == 1:
+                yield "upcard_taken", 0
+
+    def sitting_out(v: int, out: int) -> Entries:
+        for r in range(p):
+            if out >> ((v + r) % p) & 1:
+                yield "sitting_out", r
+
+    def facts(alone: int, trump: int, phase: int) -> Entries:
+        if alone:
+            yield "alone", 0
+        if trump < cards.NUM_SUITS:
+            yield "trump", trump
+        yield "phase", phase
+
+    def seats_four(v: int, defender: int, turn: int) -> Entries:
+        if defender >= 0:
+            yield "defender_alone", rel(defender, v)
+        if turn >= 0:
+            yield "to_act", rel(turn, v)
+
+    def seats_five(v: int, partner: int, revealed: int, called: int, turn: int) -> Entries:
+        if revealed:
+            yield "revealed_by", rel(partner, v)
+        if called and partner == v:
+            yield "i_hold_called", 0
+        if turn >= 0:
+            yield "to_act", rel(turn, v)
+
+    def seat_counts(v: int, seat: int, tricks: int, level: int) -> Entries:
+        for i in range(tricks):
+            yield "tricks_won", rel(seat, v) * NUM_TRICKS + i
+        for i in range(level):
+            yield "scores", rel(seat, v) * bins + i
+
+    def trick_winner(v: int, trick: int, winner: int) -> Entries:
+        if winner >= 0:
+            yield "trick_winner", trick * p + rel(winner, v)
+
+    if rules.called_card:
+        fields = (v, ("partner", p + 1, -1), ("revealed", 2, 0), ("called", 2, 0), ("turn", p + 1, -1))
+        seats = _Feature(fields, seats_five)
+    else:
+        seats = _Feature((v, ("defender", p + 1, -1), ("turn", p + 1, -1)), seats_four)
+    return {
+        "bidding": _Feature(
+            (
+                v,
+                ("dealer", p, 0),
+                ("maker", p + 1, -1),
+                ("turn", p + 1, -1),
+                ("bidding", 2, 0),
+                ("bid_round", 3, 0),
+            ),
+            bidding,
+        ),
+        "sitting_out": _Feature((v, ("out", 256, 0)), sitting_out),
+        "facts": _Feature(
+            (("alone", 2, 0), ("trump", cards.NUM_SUITS + 1, 0), ("phase", NUM_PHASES, 0)), facts
+        ),
+        "seats": seats,
+        "seat_counts": _Feature(
+            (v, seat, ("tricks", NUM_TRICKS + 1, 0), ("level", bins + 1, 0)), seat_counts
+        ),
+        "trick_winner": _Feature((v, ("trick", NUM_TRICKS, 0), ("winner", p + 1, -1)), trick_winner),
+    }
+
+
+@dataclass(frozen=True)
+class _Encoder:
+    """Sizes and lookup tables of ``encode`` for one rules configuration.
+
+    The tail is encoded with ``R`` table lookups (one per feature, one per
+    seat or trick for per-seat and per-trick features): lookup ``j`` reads
+    table row ``first_row[j] + viewer_stride[j] * v + sum(stride * value)``
+    over the ``terms`` of lookup ``j``.
+    """
+
+    size: int  # observation entries D
+    called_card: bool  # five-handed: the called card is a card set
+    num_sets: int  # card sets K, 32 bits each, at the start of the row
+    rot: np.ndarray  # (P, P) int8: [r, v] absolute seat of relative seat r for viewer v
+    tricks: np.ndarray  # (256,) int8: tricks won clipped to 0..NUM_TRICKS, by int8 value as uint8
+    score_level: np.ndarray  # (65536,) int8: score bins switched on, by int16 score as uint16
+    table: np.ndarray  # (rows, W) '<u8': tail bits of each feature value; tail bit i = entry 32 K + i
+    first_row: np.ndarray  # (R, 1) int16: table row of each lookup with all its fields at 0
+    viewer_stride: np.ndarray  # (R, 1) int16: rows per step of the viewer (0: not a field)
+    terms: tuple[tuple[slice, str, np.int16], ...]  # (lookups, field, stride): add stride * value
+
+
+def _feature_table(f: _Feature, at: dict[str, int], first: int, words: int) -> np.ndarray:
+    """Table of one feature: one row per value of its fields (C order), as tail words."""
+    rows = []
+    for values in itertools.product(*(range(low, low + n) for _, n, low in f.fields)):
+        bits = sum(1 << (at[piece] + i - first) for piece, i in set(f.entries(*values)))
+        rows.append([bits >> (64 * w) & (2**64 - 1) for w in range(words)])
+    return np.array(rows, dtype="<u8").reshape(-1, words)
+
+
+@cache
+def _encoder(rules: RulesConfig) -> _Encoder:
+    """Build the encoder of a rules configuration (once per rules)."""
+    lay, p = obs_layout(rules), rules.num_players
+    num_sets = lay.offsets["passed_round_1"] // CARD_SLOTS
+    first = num_sets * CARD_SLOTS
+    words = -(-(lay.size - first) // 64)
+    per = {"seat": p, "trick": NUM_TRICKS}  # fields that make one lookup per seat / per trick
+    tables, first_rows, viewer_strides, terms, num_rows = [], [], [], [], 0
+    for f in _features(rules).values():
+        names = [name for name, _, _ in f.fields]
+        strides = {name: int(np.prod([n for _, n, _ in f.fields[j + 1 :]])) for j, name in enumerate(names)}
+        each = next((name for name in names if name in per), None)
+        index = np.arange(per[each]) * strides[each] if each else np.zeros(1, int)  # one per lookup
+        first_row = num_rows - sum(low * strides[name] for name, _, low in f.fields)
+        lookups = slice(len(first_rows), len(first_rows) + len(index))
+        first_rows += list(first_row + index)
+        viewer_strides += [strides.get("v", 0)] * len(index)
+        terms += [(lookups, name, np.int16(strides[name])) for name in names if name not in ("v", *per)]
+        tables.append(_feature_table(f, lay.offsets, first, words))
+        num_rows += len(tables[-1])
+    table = np.concatenate(tables)
+    if len(table) > np.iinfo(np.int16).max:
+        raise ValueError(f"{len(table)} table rows do not fit the int16 lookup codes")
+    uint8s = np.arange(256, dtype=np.uint8).view(np.int8)
+    uint16s = np.arange(65536, dtype=np.uint16).view(np.int16)
+    return _Encoder(
+        size=lay.size,
+        called_card=rules.called_card,
+        num_sets=num_sets,
+        rot=((np.arange(p)[:, None] + np.arange(p)) % p).astype(np.int8),
+        tricks=np.clip(uint8s, 0, NUM_TRICKS).astype(np.int8),
+        score_level=(uint16s[:, None] >= score_thresholds(rules)).sum(axis=1).astype(np.int8),
+        table=table,
+        first_row=np.array(first_rows, dtype=np.int16)[:, None],
+        viewer_stride=np.array(viewer_strides, dtype=np.int16)[:, None],
+        terms=tuple(terms),
+    )
+
+
+def _tail_bits(s: State, v: np.ndarray, enc: _Encoder) -> np.ndarray:
+    """The entries after the card sets as bits: (B, W) '<u8', bit ``i`` = entry ``32 K + i``."""
+    values = {  # (B,) per table; (n, B) for per-seat and per-trick fields
+        "dealer": s.dealer,
+        "maker": s.maker,
+        "turn": s.turn,
+        "bidding": np.take(_IS_BIDDING, s.phase),
+        "bid_round": s.bid_round,
+        "out": s.out,
+        "alone": s.alone,
+        "trump": s.trump,
+        "phase": s.phase,
+        "tricks": np.take(enc.tricks, s.tricks_won.view(np.uint8).T),
+        "level": np.take(enc.score_level, s.scores.view(np.uint16).T),
+        "winner": s.trick_winner.T,
+    }
+    if enc.called_card:
+        values.update(partner=s.partner, revealed=s.revealed >= 0, called=s.called >= 0)
+    else:
+        values.update(defender=s.defender_alone)
+    codes = enc.viewer_stride * v + enc.first_row  # (R, B): table row of each lookup
+    for lookups, name, stride in enc.terms:
+        codes[lookups] += values[name] * stride if stride != 1 else values[name]
+    return np.bitwise_or.reduce(np.take(enc.table, codes, axis=0), axis=0)
+
+
+def _card_sets(s: State, v: np.ndarray, enc: _Encoder) -> list[np.ndarray]:
+    """The card sets as ``uint32`` bitmasks, (B, 1) or (B, n) each, in layout order."""
+    b, p = s.batch_size, enc.rot.shape[0]
+    # Per-seat arrays are gathered as (P, B): relative seat r of every table in one row.
+    seat_idx = np.take(enc.rot, v, axis=1) + np.arange(0, b * p, p)  # (P, B) flat index into (B, P)
+    trick = np.arange(0, b * NUM_TRICKS, NUM_TRICKS) + np.minimum(s.trick_no, NUM_TRICKS - 1)
+    current = np.take(np.take(s.trick_cards.reshape(-1, p), trick, axis=0), seat_idx)  # (P, B) card ids
+    current = np.where(s.trick_no < NUM_TRICKS, current, -1)  # all tricks played: none
+    return [
+        np.take(s.hands, seat_idx[0])[:, None],
+        np.take(_BIT_OR_NONE, s.upcard)[:, None],
+        np.take(_BIT_OR_NONE, np.where(s.dealer == v, s.discard, -1))[:, None],
+        *([np.take(_BIT_OR_NONE, s.called)[:, None]] if enc.called_card else []),
+        np.take(_BIT_OR_NONE, current).T,
+        np.take(s.played_by, seat_idx).T,
+        s.trick_bits,
+    ]
+
+
+def encode(s: State, viewer: np.ndarray | int, rules: RulesConfig, dtype: type = np.float32) -> np.ndarray:
     """Observations of seat ``viewer`` at each table.
 
     Args:
         s: state of ``B`` tables.
         viewer: absolute seat per table, int array (B,) or one int for all.
         rules: the rules (for the layout).
-        dtype: output dtype (every feature is 0 or 1); ``np.uint8`` is fastest.
+        dtype: output dtype (every feature is 0 or 1); ``np.uint8``, ``np.int8``
+            and ``np.bool_`` are fastest.
 
     Returns:
         Array of shape ``(B, obs_layout(rules).size)``.
     """
-    lay = obs_layout(rules)
-    b, p, d = s.batch_size, rules.num_players, lay.size
-    width = -(-(d + 1) // 8) * 8  # row length: a spare column for switched-off one-hots, 8-aligned
-    v = np.broadcast_to(np.asarray(viewer, dtype=np.int64), (b,))
-    rows = np.arange(b)
-    rot = rows[:, None] * p + (np.arange(p) + v[:, None]) % p  # (B, P) flat index of relative seat r
-    out = np.empty((b, width), dtype=np.uint8)
-    at = lay.offsets
-
-    # Card sets: bitmasks spread to one byte per card, eight bytes at a time.
-    trick = np.minimum(s.trick_no, NUM_TRICKS - 1).astype(np.int64)
-    current = np.take(s.trick_cards, (rot // p * NUM_TRICKS + trick[:, None]) * p + rot % p)  # (B, P)
-    current = np.where((s.trick_no < NUM_TRICKS)[:, None], _BIT_OR_NONE[current], 0)
-    sets = [
-        np.take(s.hands, rows * p + v)[:, None],
-        _BIT_OR_NONE[s.upcard][:, None],
-        np.where(s.dealer == v, _BIT_OR_NONE[s.discard], 0)[:, None],
-        *([_BIT_OR_NONE[s.called][:, None]] if rules.called_card else []),
-        current,
-        np.take(s.played_by, rot),
-        s.trick_bits,
-    ]
-    card_block = np.concatenate(sets, axis=1).astype("<u4")  # (B, K)
-    k8 = card_block.shape[1] * CARD_SLOTS // 8
-    out.view("<u8")[:, :k8] = np.take(SPREAD_BITS, card_block.view(np.uint8), mode="clip")
-
-    # Flags: bidding passes, sitting out, yes/no facts and thermometers.
-    made = s.maker >= 0
-    bidding = (s.phase == Phase.BID_UPCARD) | (s.phase == Phase.BID_SUIT)
-    pos = lambda seat: (seat.astype(np.int64) - s.dealer - 1) % p
-    stop = np.where(made, pos(s.maker), np.where(bidding, pos(s.turn), p))  # first seat that did not pass
-    round2 = s.bid_round == 2
-    seat_pos = (rot % p - s.dealer[:, None] - 1) % p  # (B, P) bidding position of each relative seat
-    flags = [
-        seat_pos < np.where(round2, p, stop)[:, None],
-        seat_pos < np.where(round2, stop, 0)[:, None],
-        (s.out[:, None] >> (rot % p).astype(np.uint8)) & 1 == 1,
-        (made & (s.bid_round == 1))[:, None],
-        s.alone[:, None],
-        *([((s.partner == v) & (s.called >= 0))[:, None]] if rules.called_card else []),
-        (np.take(s.tricks_won, rot)[:, :, None] > _TRICK_STEPS).reshape(b, -1),
-        (np.take(s.scores, rot)[:, :, None] >= score_thresholds(rules)).reshape(b, -1),
-    ]
-    flag_start = at["passed_round_1"]
-    flag_block = np.concatenate(flags, axis=1)
-    out[:, flag_start : flag_start + flag_block.shape[1]] = flag_block.view(np.uint8)
-
-    # One-hots: zeros, then one scatter; column d swallows the switched-off ones.
-    hot_start = at["dealer"]
-    out[:, hot_start:] = 0
-    if rules.called_card:
-        other = (at["revealed_by"] + _rel(s.partner, v, p), s.revealed >= 0)
-    else:
-        other = (at["defender_alone"] + _rel(s.defender_alone, v, p), s.defender_alone >= 0)
-    hots = [
-        (at["dealer"] + _rel(s.dealer, v, p), True),
-        (at["maker"] + _rel(s.maker, v, p), made),
-        (at["maker_round"] + s.bid_round.astype(np.int64) - 1, made),
-        (at["trump"] + s.trump.astype(np.int64), s.trump < cards.NUM_SUITS),
-        other,
-        (at["to_act"] + _rel(s.turn, v, p), s.turn >= 0),
-        (at["phase"] + s.phase.astype(np.int64), True),
-    ]
-    cols = np.stack([np.where(on, col, d) for col, on in hots], axis=1)  # (B, 7)
-    winners = at["trick_winner"] + np.arange(NUM_TRICKS) * p + _rel(s.trick_winner, v[:, None], p)
-    cols = np.concatenate([cols, np.where(s.trick_winner >= 0, winners, d)], axis=1)
-    out.reshape(-1)[(rows[:, None] * width + cols).reshape(-1)] = 1
-    obs = out[:, :d]
-    return obs.astype(dtype) if dtype is not np.uint8 else np.ascontiguousarray(obs)
+    enc = _encoder(rules)
+    v = np.asarray(viewer)
+    if v.shape != (s.batch_size,):
+        v = np.broadcast_to(v, (s.batch_size,))
+    tail = _tail_bits(s, v, enc).view("<u4")
+    row = np.concatenate([*_card_sets(s, v, enc), tail], axis=1)  # (B, K + 2 W) '<u4': bit i = entry i
+    bits = np.unpackbits(row.view(np.uint8), axis=1, count=enc.size, bitorder="little")
+    dtype = np.dtype(dtype)
+    return bits.view(dtype) if dtype.itemsize == 1 and dtype.kind in "biu" else bits.astype(dtype)
