@@ -136,3 +136,23 @@ def test_state_is_at_most_256_bytes_per_table(name: str) -> None:
     """The issue's size budget: at most 256 bytes of state per table."""
     s = E.init_state(PRESETS[name], 16, rng=np.random.default_rng(0))
     assert s.nbytes_per_table <= 256, f"{s.nbytes_per_table} bytes per table"
+
+
+@pytest.mark.parametrize("high", [False, True])
+def test_sample_bits_picks_the_rank_of_u(high: bool) -> None:
+    """sample_bits returns the legal action of rank floor(u * count) (the rule RandomPolicy and the
+    single-table path share), -1 for an empty set; both its 32-bit and its 64-bit paths."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    width = 64 if high else 32
+    bits = rng.integers(0, 2**width - 1, n, dtype=np.uint64, endpoint=True)
+    bits &= rng.integers(0, 2**width - 1, n, dtype=np.uint64, endpoint=True)  # sparser sets
+    bits[:5] = [0, 1, 1 << (width - 1), 2**width - 1, 0b1010]
+    base = rng.integers(0, 30, n).astype(np.int8)
+    u = rng.random(n)
+    u[:5] = [0.3, 0.0, 0.999999, 1 - 2**-53, 0.5]
+    got = E.sample_bits(base, bits, u)
+    for i in range(n):
+        ones = [k for k in range(64) if int(bits[i]) >> k & 1]
+        want = int(base[i]) + ones[min(int(u[i] * len(ones)), len(ones) - 1)] if ones else -1
+        assert got[i] == want, (i, int(bits[i]), u[i])

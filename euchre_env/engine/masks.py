@@ -157,7 +157,16 @@ def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray
         Int64 array of shape (B,).
     """
     b = bits.shape[0]
-    words = bits.astype("<u8").view("<u2").reshape(b, 4)  # (B, 4) 16-bit words, low first
+    words = bits.astype("<u8", copy=False).view("<u2").reshape(b, 4)  # (B, 4) 16-bit words, low first
+    if not words[:, 2:].any():  # every set within 32 bits (all but five-handed CALL): two words
+        pop = _POP16[words[:, :2]]
+        c1 = pop[:, 0]
+        count = c1 + pop[:, 1]
+        k = np.minimum((u * count).astype(np.int16), np.maximum(count - 1, 0))  # rank wanted
+        hi = k >= c1
+        word = np.where(hi, words[:, 1], words[:, 0])
+        pos = np.where(hi, 16, 0) + _select16()[word, k - np.where(hi, c1, 0)]
+        return np.where(count > 0, base.astype(np.int64) + pos, -1)
     pop = _POP16[words]  # (B, 4)
     c1 = pop[:, 0]
     c2 = c1 + pop[:, 1]

@@ -60,14 +60,15 @@ def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) ->
 
 _STRENGTH_FLAT = cards.STRENGTH.reshape(-1)
 _STRENGTH_ROW = cards.STRENGTH.shape[2]  # C + 1 entries per (trump, led)
+# _STRENGTH_KEY[trump, led] + card: flat index of STRENGTH[trump, led, card + 1].
+_STRENGTH_KEY = (np.arange(cards.STRENGTH.shape[0] * cards.NUM_SUITS) * _STRENGTH_ROW + 1).reshape(-1, cards.NUM_SUITS)
 
 
 def finish_trick(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
     """Highest trump wins, else the highest card of the led suit; the winner leads next."""
     t = s.trick_no[rows]
     played = s.trick_cards[rows, t]  # (n, P), -1 for a seat that sits out
-    key = (s.trump[rows].astype(np.int64) * cards.NUM_SUITS + s.led[rows]) * _STRENGTH_ROW + 1
-    power = _STRENGTH_FLAT[key[:, None] + played]  # (n, P)
+    power = _STRENGTH_FLAT[_STRENGTH_KEY[s.trump[rows], s.led[rows]][:, None] + played]  # (n, P)
     winner = power.argmax(axis=1).astype(np.int8)
     s.trick_winner[rows, t] = winner
     s.tricks_won.reshape(-1)[rows * rules.num_players + winner] += 1
