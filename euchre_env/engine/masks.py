@@ -165,7 +165,7 @@ def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray
         k = np.minimum((u * count).astype(np.int16), np.maximum(count - 1, 0))  # rank wanted
         hi = k >= c1
         word = np.where(hi, words[:, 1], words[:, 0])
-        pos = np.where(hi, 16, 0) + _select16()[word, k - np.where(hi, c1, 0)]
+        pos = np.where(hi, 16, 0) + _select16().reshape(-1)[word.astype(np.intp) * 16 + (k - np.where(hi, c1, 0))]
         return np.where(count > 0, base.astype(np.int64) + pos, -1)
     pop = _POP16[words]  # (B, 4)
     c1 = pop[:, 0]
@@ -177,7 +177,7 @@ def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray
     j = hi1.astype(np.int64) + hi2 + hi3  # word holding it
     before = np.where(hi3, c3, np.where(hi2, c2, np.where(hi1, c1, 0)))
     word = words.reshape(-1)[np.arange(b) * 4 + j]
-    pos = 16 * j + _select16()[word, k - before]
+    pos = 16 * j + _select16().reshape(-1)[word.astype(np.intp) * 16 + (k - before)]
     return np.where(count > 0, base.astype(np.int64) + pos, -1)
 
 

@@ -34,30 +34,33 @@ def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) ->
     Playing the called card reveals the hidden partner (RULES-NOTES 12).
     """
     p = rules.num_players
-    card = a - PLAY_BASE
-    seat = s.turn[rows].astype(np.int64)
+    card = a - PLAY_BASE if PLAY_BASE else a
+    seat = s.turn[rows]
     t = s.trick_no[rows]
     bit = cards.CARD_BIT[card]
     at = rows * p + seat  # flat index of (row, seat)
     s.hands.reshape(-1)[at] &= ~bit
     s.played_by.reshape(-1)[at] |= bit
-    s.trick_bits.reshape(-1)[rows * NUM_TRICKS + t] |= bit
-    s.trick_cards.reshape(-1)[(rows * NUM_TRICKS + t) * p + seat] = card
+    rt = rows * NUM_TRICKS + t  # flat index of (row, trick)
+    s.trick_bits.reshape(-1)[rt] |= bit
+    s.trick_cards.reshape(-1)[rt * p + seat] = card
     n = s.n_played[rows]
     leads = n == 0
-    s.led[rows[leads]] = cards.EFFECTIVE_SUIT[s.trump[rows[leads]], card[leads]]
+    lead_rows = rows[leads]
+    s.led[lead_rows] = cards.EFFECTIVE_SUIT[s.trump[lead_rows], card[leads]]
     if rules.called_card:
         called_now = card == s.called[rows]
         s.revealed[rows[called_now]] = t[called_now]
     n = n + 1
     s.n_played[rows] = n
     out = s.out[rows]
-    s.turn[rows] = NEXT_ACTIVE[p][out, seat]
+    s.turn[rows] = _NEXT_FLAT[p][out.astype(np.intp) * p + seat]  # NEXT_ACTIVE[p][out, seat], flat is faster
     full = n == NUM_ACTIVE[p][out]
     if full.any():
         finish_trick(s, rows[full], rules)
 
 
+_NEXT_FLAT = {p: table.reshape(-1) for p, table in NEXT_ACTIVE.items()}
 _STRENGTH_FLAT = cards.STRENGTH.reshape(-1)
 _STRENGTH_ROW = cards.STRENGTH.shape[2]  # C + 1 entries per (trump, led)
 # _STRENGTH_KEY[trump, led] + card: flat index of STRENGTH[trump, led, card + 1].
@@ -67,17 +70,19 @@ _STRENGTH_KEY = (np.arange(cards.STRENGTH.shape[0] * cards.NUM_SUITS) * _STRENGT
 def finish_trick(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
     """Highest trump wins, else the highest card of the led suit; the winner leads next."""
     t = s.trick_no[rows]
-    played = s.trick_cards[rows, t]  # (n, P), -1 for a seat that sits out
+    rt = rows * NUM_TRICKS + t  # flat index of (row, trick)
+    played = s.trick_cards.reshape(-1, rules.num_players)[rt]  # (n, P), -1 for a seat that sits out
     power = _STRENGTH_FLAT[_STRENGTH_KEY[s.trump[rows], s.led[rows]][:, None] + played]  # (n, P)
     winner = power.argmax(axis=1).astype(np.int8)
-    s.trick_winner[rows, t] = winner
+    s.trick_winner.reshape(-1)[rt] = winner
     s.tricks_won.reshape(-1)[rows * rules.num_players + winner] += 1
-    s.trick_no[rows] = t + 1
+    t += 1
+    s.trick_no[rows] = t
     s.leader[rows] = winner
     s.turn[rows] = winner
     s.n_played[rows] = 0
     s.led[rows] = -1
-    last = t + 1 == NUM_TRICKS
+    last = t == NUM_TRICKS
     if last.any():
         end_hand(s, rows[last], rules)
 
