@@ -185,14 +185,15 @@ class LearnerTables:
         """
         s = self.state
         base, bits = legal_bits(s, self.rules)
-        bad = moving & ~is_legal(actions, base, bits)
+        bad = moving > is_legal(actions, base, bits)
         if bad.any():
             raise self._illegal(actions, base, bits, int(np.flatnonzero(bad)[0]))
-        self.hand_ended[moving] = False
-        self._step_rows(np.flatnonzero(moving), actions[moving])
-        self.stream[moving] += GOLDEN
-        self.fresh[moving] = False
-        self.learner_decisions += int(np.count_nonzero(moving))
+        rows = np.flatnonzero(moving)
+        self.hand_ended[rows] = False
+        self._step_rows(rows, actions[rows], check=False)  # checked above, with the learner's message
+        self.stream[rows] += GOLDEN
+        self.fresh[rows] = False
+        self.learner_decisions += rows.size
 
     def advance(self) -> None:
         """Let opponents act until every table is at a learner decision or done.

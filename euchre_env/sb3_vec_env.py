@@ -118,7 +118,7 @@ class EuchreSB3VecEnv(VecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         """Store the learner actions (B,) for ``step_wait``."""
-        self._actions = check_batch_actions(actions, self.num_envs)
+        self._actions = check_batch_actions(actions, self.num_envs).copy()  # the caller may reuse its array
 
     def step_wait(self) -> VecEnvStepReturn:
         """Play the stored actions; finished tables are reset in the same step."""

@@ -62,7 +62,7 @@ def check_batch_actions(actions: Any, num_envs: int) -> np.ndarray:
         )
     if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
         raise ValueError(f"actions must be integer action ids, got dtype {a.dtype}")
-    return a.astype(np.int64)
+    return a.astype(np.int64, copy=False)
 
 
 def make_tables(
