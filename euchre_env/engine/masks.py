@@ -47,9 +47,10 @@ _FIXED_BITS[Phase.BID_UPCARD] = 1 << (PASS - PASS) | 1 << (ORDER_UP - PASS)
 _FIXED_BITS[Phase.DECLARE] = 1 << (ALONE - PASS) | 1 << (WITH_PARTNER - PASS)
 _FIXED_BITS[Phase.DEFEND] = 1 << (PASS - PASS) | 1 << (DEFEND_ALONE - PASS)
 _PHASE_BASE_I8 = PHASE_BASE.astype(np.int8)
+_CARD_PHASE = np.isin(np.arange(NUM_PHASES), [Phase.PLAY, Phase.DISCARD])  # phases choosing a card in hand
 # FOLLOW[trump * 5 + led + 1]: cards that follow ``led`` (-1: no lead yet -> every card).
 _FOLLOW = np.concatenate([cards.SUIT_BITS[:, -1:], cards.SUIT_BITS[:, :-1]], axis=1).reshape(-1)
-_PLAY, _DISCARD, _CALL, _BID_SUIT = int(Phase.PLAY), int(Phase.DISCARD), int(Phase.CALL), int(Phase.BID_SUIT)
+_CALL, _BID_SUIT = int(Phase.CALL), int(Phase.BID_SUIT)
 
 
 def compute_legal_bits(
@@ -74,11 +75,12 @@ def compute_legal_bits(
     flat = at * p + turn  # turn -1 (done) reads a neighbour; masked below
     hand = s.hands.reshape(-1)[flat].astype(np.uint64)  # hand of the seat to act
     follow = hand & _FOLLOW[pick(s.trump) * 5 + pick(s.led) + 1]  # cards of the led suit
-    bits = _FIXED_BITS[phase]
-    bits = np.where(phase == _PLAY, np.where(follow != 0, follow, hand), bits)
-    bits = np.where(phase == _DISCARD, hand, bits)
+    # PLAY: the led suit if held, else any card; DISCARD (no card led yet, so follow == hand): any card.
+    bits = np.where(_CARD_PHASE[phase], np.where(follow != 0, follow, hand), _FIXED_BITS[phase])
     if rules.called_card:
-        bits = np.where(phase == _CALL, (np.uint64(rules.deck_mask) & ~hand) | _CALL_ALONE_BIT, bits)
+        in_call = phase == _CALL
+        if in_call.any():
+            bits = np.where(in_call, (np.uint64(rules.deck_mask) & ~hand) | _CALL_ALONE_BIT, bits)
     in_suit = phase == _BID_SUIT
     if in_suit.any():
         may_pass = (turn != pick(s.dealer)) | (not rules.stick_the_dealer)
