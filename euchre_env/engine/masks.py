@@ -110,7 +110,8 @@ def is_legal(action: np.ndarray, base: np.ndarray, bits: np.ndarray) -> np.ndarr
         base, bits: compact legal sets, (B,) each.
     """
     # An offset outside 0..63 wraps to a shift of 64 or more, which numpy maps to 0.
-    return ((bits >> (action - base).astype(np.uint64)) & _U1).astype(bool)
+    off = np.asarray(action, np.int64) - base
+    return ((bits >> off.view(np.uint64)) & _U1).astype(bool)
 
 
 def expand(base: np.ndarray, bits: np.ndarray) -> np.ndarray:
@@ -168,7 +169,7 @@ def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray
         hi = k >= c1
         word = np.where(hi, words[:, 1], words[:, 0])
         pos = np.where(hi, 16, 0) + _select16().reshape(-1)[word.astype(np.intp) * 16 + (k - np.where(hi, c1, 0))]
-        return np.where(count > 0, base.astype(np.int64) + pos, -1)
+        return np.where(count > 0, base + pos, -1)  # int64
     pop = _POP16[words]  # (B, 4)
     c1 = pop[:, 0]
     c2 = c1 + pop[:, 1]
@@ -180,7 +181,7 @@ def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray
     before = np.where(hi3, c3, np.where(hi2, c2, np.where(hi1, c1, 0)))
     word = words.reshape(-1)[np.arange(b) * 4 + j]
     pos = 16 * j + _select16().reshape(-1)[word.astype(np.intp) * 16 + (k - before)]
-    return np.where(count > 0, base.astype(np.int64) + pos, -1)
+    return np.where(count > 0, base + pos, -1)  # int64
 
 
 def sample_legal(s: State, rules: RulesConfig | None, rng: np.random.Generator) -> np.ndarray:

@@ -54,7 +54,7 @@ def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) ->
     n = n + 1
     s.n_played[rows] = n
     out = s.out[rows]
-    s.turn[rows] = _NEXT_FLAT[p][out.astype(np.intp) * p + seat]  # NEXT_ACTIVE[p][out, seat], flat is faster
+    s.turn[rows] = _NEXT_FLAT[p][out * p + seat]  # NEXT_ACTIVE[p][out, seat] (out * p < 256), flat is faster
     full = n == NUM_ACTIVE[p][out]
     if full.any():
         finish_trick(s, rows[full], rules)
@@ -73,7 +73,7 @@ def finish_trick(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
     rt = rows * NUM_TRICKS + t  # flat index of (row, trick)
     played = s.trick_cards.reshape(-1, rules.num_players)[rt]  # (n, P), -1 for a seat that sits out
     power = _STRENGTH_FLAT[_STRENGTH_KEY[s.trump[rows], s.led[rows]][:, None] + played]  # (n, P)
-    winner = power.argmax(axis=1).astype(np.int8)
+    winner = power.argmax(axis=1)  # int64; stored as int8
     s.trick_winner.reshape(-1)[rt] = winner
     s.tricks_won.reshape(-1)[rows * rules.num_players + winner] += 1
     t += 1
