@@ -142,8 +142,7 @@ def reset_rows(s: State, rows: np.ndarray, seeds: np.ndarray, rules: RulesConfig
             f"reset_rows needs rows (n,) ints and seeds (n,) uint64, got {rows.dtype} {rows.shape} and "
             f"{seeds.dtype} {seeds.shape}"
         )
-    deal.start_games(s, rows, seeds, rules)
-    refresh(s, rules, rows)
+    deal.start_games(s, rows, seeds, rules)  # legal sets included
 
 
 def _check_seeds(seeds: Sequence[int] | np.ndarray, batch_size: int | None) -> np.ndarray:

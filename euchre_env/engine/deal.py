@@ -7,16 +7,17 @@ batch it sits in, and a restored state deals on exactly as the original.
 
 from __future__ import annotations
 
-import operator
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
-from functools import cache, reduce
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from euchre_env import cards
 from euchre_env.actions import Phase
+from euchre_env.engine.masks import compute_legal_bits
 from euchre_env.rules import HAND_SIZE, NUM_TRICKS, RulesConfig
 from euchre_env.state import State
 
@@ -24,6 +25,9 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _DEALER_SALT = np.uint64(0xD1B54A32D192ED03)
+_S27, _S30, _S31 = np.uint64(27), np.uint64(30), np.uint64(31)
+_INDEX_MASK = np.uint64(31)  # a sort key's low 5 bits hold the card's deck index
+_TOP = ~_INDEX_MASK  # the noise bits a sort key keeps
 
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
@@ -34,27 +38,169 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
+def _finish_mix(z: np.ndarray) -> np.ndarray:
+    """``splitmix64(z - golden)``, computed in place in the uint64 array ``z`` and returned."""
+    t = z >> _S30
+    z ^= t
+    z *= _MIX1
+    np.right_shift(z, _S27, out=t)
+    z ^= t
+    z *= _MIX2
+    np.right_shift(z, _S31, out=t)
+    z ^= t
+    return z
+
+
+class _Tables(NamedTuple):
+    """The deal's constants for one rules (``_tables``); ``N`` cards in play, ``P`` seats."""
+
+    steps: np.ndarray  # (N,) uint64: (i + 1) * golden (card i's noise is splitmix64(key + i * golden))
+    index: np.ndarray  # (N,) uint64: the deck indices 0..N-1
+    card_id: np.ndarray  # (N,) int8: deck index -> card id (the deck, ascending)
+    card_bit: np.ndarray  # (N,) uint32: deck index -> the card's bit
+    hand_of: np.ndarray  # (P, P) intp: [dealer, seat] -> which hand dealt (0: the first) the seat gets
+    next_seat: np.ndarray  # (P,) int8: [dealer] -> the seat left of the dealer
+    pack_starts: np.ndarray  # (P + 1,) intp: 0, 5, ..: where each hand, then the kitty, starts in the deal
+    first_salts: np.ndarray  # (2, 1) uint64: splitmix64(0) (hand 0's key) and the dealer salt
+    hand_scalars: tuple[tuple[str, Any], ...]  # (field, value) a new hand sets, 1-D fields
+    hand_rows: tuple[tuple[str, np.ndarray, np.ndarray], ...]  # (field, row, row as a record), 2-D fields
+    game_scalars: tuple[tuple[str, Any], ...]  # as hand_*, for the game fields start_games resets
+    game_rows: tuple[tuple[str, np.ndarray, np.ndarray], ...]
+
+
+@cache
+def _tables(rules: RulesConfig) -> _Tables:
+    """The deal's lookup tables and reset values for ``rules`` (built once per rules)."""
+    deck, p = _deck_array(rules), rules.num_players
+    assert deck.size <= int(_INDEX_MASK) + 1
+    seats = np.arange(p)
+    hand = {
+        "discard": -1, "phase": int(Phase.BID_UPCARD), "trump": int(cards.NO_TRUMP), "maker": -1, "called": -1,
+        "partner": -1, "revealed": -1, "defender_alone": -1, "leader": -1, "led": -1, "bid_round": 1,
+        "alone": False, "out": 0, "trick_no": 0, "n_played": 0,
+        "trick_cards": np.full((NUM_TRICKS, p), -1, np.int8), "trick_winner": np.full(NUM_TRICKS, -1, np.int8),
+        "played_by": np.zeros(p, np.uint32), "trick_bits": np.zeros(NUM_TRICKS, np.uint32),
+        "tricks_won": np.zeros(p, np.int8),
+    }  # fmt: skip
+    assert {*hand, "hands", "upcard", "kitty", "turn"} == set(HAND_FIELDS)
+    blank = empty_state(1, rules)
+    game = {
+        n: getattr(blank, n)[0] for n in GAME_FIELDS if n not in ("seed", "dealer", "mask_base", "mask_bits")
+    }
+    return _Tables(
+        steps=np.arange(1, deck.size + 1, dtype=np.uint64) * _GOLDEN,
+        index=np.arange(deck.size, dtype=np.uint64),
+        card_id=deck,
+        card_bit=cards.CARD_BIT[deck],
+        hand_of=(seats[None, :] - seats[:, None] - 1) % p,
+        next_seat=((seats + 1) % p).astype(np.int8),
+        pack_starts=np.arange(0, p * HAND_SIZE + 1, HAND_SIZE),
+        first_salts=np.array([splitmix64(np.zeros(1, np.uint64)), [_DEALER_SALT]]),
+        hand_scalars=tuple((k, v) for k, v in hand.items() if np.ndim(v) == 0),
+        hand_rows=tuple(_row_value(k, v) for k, v in hand.items() if np.ndim(v) > 0),
+        game_scalars=tuple((k, v.item()) for k, v in game.items() if v.ndim == 0),
+        game_rows=tuple(_row_value(k, v) for k, v in game.items() if v.ndim > 0),
+    )
+
+
+def _row_value(name: str, row: np.ndarray) -> tuple[str, np.ndarray, np.ndarray]:
+    """``(name, row, row as one opaque record)``, read-only copies, for ``_fill_rows``."""
+    row = np.array(row)
+    rec = np.ndarray((), _record(row.nbytes), row.copy())
+    row.flags.writeable = rec.flags.writeable = False
+    return name, row, rec
+
+
+def _fill_rows(a: np.ndarray, rows: np.ndarray, row: np.ndarray, rec: np.ndarray) -> None:
+    """``a[rows] = row`` for a state field ``a`` (B, ...) of more than one axis.
+
+    A C-contiguous ``a`` is seen as (B,) opaque records of one row each, so the
+    assignment copies whole rows (several times faster than element by element).
+    """
+    if a.flags.c_contiguous and a.dtype == row.dtype and a.shape[1:] == row.shape:
+        np.ndarray(a.shape[:1], rec.dtype, a)[rows] = rec
+    else:
+        a[rows] = row
+
+
+def _set_rows(a: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
+    """``a[rows] = values`` for a state field ``a`` (B, ...) and ``values`` (n, ...), copying
+    whole rows as opaque records (as ``_fill_rows``) when both are C-contiguous."""
+    if (
+        a.flags.c_contiguous
+        and values.flags.c_contiguous
+        and a.dtype == values.dtype
+        and a.shape[1:] == values.shape[1:]
+    ):
+        rec = _record(a.itemsize * math.prod(a.shape[1:]))
+        np.ndarray(a.shape[:1], rec, a)[rows] = np.ndarray(values.shape[:1], rec, values)
+    else:
+        a[rows] = values
+
+
+@cache
+def _record(nbytes: int) -> np.dtype:
+    """An opaque record type of ``nbytes`` bytes."""
+    return np.dtype((np.void, nbytes))
+
+
+def _sort_keys(key: np.ndarray, rules: RulesConfig) -> np.ndarray:
+    """Deal order of the deck of each table keyed ``key`` ((n,) uint64), as sort keys.
+
+    Card ``i`` of the deck (ascending ids) gets the noise ``splitmix64(key + i *
+    golden)``; the deck is dealt in ascending noise, ties to the lower index (a
+    stable argsort; splitmix64 is a bijection, so there are none). Each card's
+    key is its noise with the low 5 bits replaced by ``i``, so one plain sort of
+    the keys gives the deal order; should two noises of a row agree above those
+    5 bits (about once in 2**50 rows), the row is ordered again from the full noise.
+
+    Returns:
+        Uint64 array of shape ``(n, rules.num_cards_in_play)``, C-contiguous,
+        whose low 5 bits at ``[r, k]`` are the deck index of the ``k``-th card
+        dealt at table ``r``.
+    """
+    t = _tables(rules)
+    z = _finish_mix(key[:, None] + t.steps)  # the noise, (n, N)
+    z &= _TOP
+    z |= t.index
+    z.sort(axis=1)
+    flat = z.reshape(-1)
+    if flat.size > 1 and (flat[1:] ^ flat[:-1]).min() <= _INDEX_MASK:  # neighbours (maybe across rows) agree
+        rows = np.flatnonzero(((z[:, 1:] ^ z[:, :-1]) <= _INDEX_MASK).any(axis=1))
+        if rows.size:
+            noise = splitmix64(key[rows, None] + t.index * _GOLDEN)
+            z[rows] = t.index[np.argsort(noise, axis=1, kind="stable")]
+    return z
+
+
+def _deck_index(z: np.ndarray) -> np.ndarray:
+    """The deck indices held in sort keys ``z`` (``_sort_keys``), int64 of the same shape."""
+    return z.view(np.int64) & np.int64(_INDEX_MASK)
+
+
 def shuffled_decks(seed: np.ndarray, hand_no: np.ndarray, rules: RulesConfig) -> np.ndarray:
     """One shuffled deck per table, a function of ``(seed, hand_no)`` only.
 
     Returns:
         Int8 array of shape ``(n, rules.num_cards_in_play)``: card ids in deal order.
     """
-    deck = _deck_array(rules)
     key = splitmix64(np.asarray(seed, np.uint64) ^ splitmix64(np.asarray(hand_no, np.uint64)))
-    noise = splitmix64(key[:, None] + np.arange(deck.size, dtype=np.uint64) * _GOLDEN)
-    return deck[np.argsort(noise, axis=1, kind="stable")]
+    return np.take(_tables(rules).card_id, _deck_index(_sort_keys(key, rules)))
 
 
 @cache
 def _deck_array(rules: RulesConfig) -> np.ndarray:
     """The card ids in play, ascending, int8 (built once per rules)."""
-    return np.array(rules.deck, dtype=np.int8)
+    deck = np.array(rules.deck, dtype=np.int8)
+    deck.flags.writeable = False
+    return deck
 
 
 def first_dealer(seed: np.ndarray, rules: RulesConfig) -> np.ndarray:
     """Dealer of a game's first hand, drawn from the table seed. Shape (n,), int8."""
-    return (splitmix64(np.asarray(seed, np.uint64) ^ _DEALER_SALT) % np.uint64(rules.num_players)).astype(np.int8)
+    return (splitmix64(np.asarray(seed, np.uint64) ^ _DEALER_SALT) % np.uint64(rules.num_players)).astype(
+        np.int8
+    )
 
 
 def empty_state(batch_size: int, rules: RulesConfig) -> State:
@@ -86,24 +232,40 @@ HAND_FIELDS = (
 GAME_FIELDS = tuple(f.name for f in fields(State) if f.name not in HAND_FIELDS)
 
 
-@cache
-def _blank(rules: RulesConfig) -> State:
-    """One table of ``empty_state`` (the defaults ``start_games`` copies)."""
-    return empty_state(1, rules)
-
-
 def start_games(s: State, rows: np.ndarray, seeds: np.ndarray, rules: RulesConfig) -> None:
     """New games at ``rows`` (int array (n,)), in place, dealt from ``seeds`` ((n,) uint64).
 
-    The rows end as ``init_state(rules, seeds=seeds)`` starts them, except the
-    legal sets (``mask_*``), which the caller refreshes.
+    The rows end exactly as ``init_state(rules, seeds=seeds)`` starts them,
+    legal sets (``mask_*``) included.
     """
-    blank = _blank(rules)
-    for name in GAME_FIELDS:
-        getattr(s, name)[rows] = getattr(blank, name)[0]
+    t = _tables(rules)
+    for name, value in t.game_scalars:  # empty_state's values
+        getattr(s, name)[rows] = value
+    for name, row, rec in t.game_rows:
+        _fill_rows(getattr(s, name), rows, row, rec)
+    s.mask_base[rows], s.mask_bits[rows] = _opening_legal(rules)
     s.seed[rows] = seeds
-    s.dealer[rows] = first_dealer(seeds, rules)
-    start_hand(s, rows, shuffled_decks(seeds, np.zeros(rows.size, np.uint64), rules), rules)
+    # One splitmix64 pass for hand 0's key and the first dealer's draw (as shuffled_decks, first_dealer).
+    z = np.asarray(seeds, np.uint64)[None, :] ^ t.first_salts
+    z += _GOLDEN
+    key, draw = _finish_mix(z)
+    dealer = (draw % np.uint64(rules.num_players)).astype(np.int8)
+    s.dealer[rows] = dealer
+    _deal_keys(s, rows, _sort_keys(key, rules), dealer, t, rules)
+
+
+@cache
+def _opening_legal(rules: RulesConfig) -> tuple[int, int]:
+    """The legal set ``(mask_base, mask_bits)`` that opens every hand, whatever the cards and
+    dealer: the first bid on the upcard, pass or order up (checked here on a few deals)."""
+    p = rules.num_players
+    s = empty_state(8 * p, rules)
+    s.seed[:] = np.arange(8 * p)
+    s.dealer[:] = np.arange(8 * p) % p
+    start_hand(s, np.arange(8 * p), shuffled_decks(s.seed, s.hand_no, rules), rules)
+    base, bits = compute_legal_bits(s, rules)
+    assert (base == base[0]).all() and (bits == bits[0]).all(), "hands open with different legal sets"
+    return int(base[0]), int(bits[0])
 
 
 def start_hand(s: State, rows: np.ndarray, order: np.ndarray, rules: RulesConfig) -> None:
@@ -113,38 +275,50 @@ def start_hand(s: State, rows: np.ndarray, order: np.ndarray, rules: RulesConfig
     upcard; the rest are the hidden kitty (RULES-NOTES 4). Resets every
     per-hand field; keeps seed, hand_no, dealer and scores.
     """
-    p = rules.num_players
-    n = rows.size
-    bits = cards.CARD_BIT[order]  # (n, N) uint32
-    dealt = bits[:, : p * HAND_SIZE].reshape(n, p, HAND_SIZE)
-    hand_bits = reduce(operator.or_, (dealt[:, :, i] for i in range(HAND_SIZE)))  # (n, P)
-    seats = (s.dealer[rows, None].astype(np.int64) + 1 + np.arange(p)) % p  # (n, P)
-    hands = np.empty((n, p), np.uint32)
-    np.put_along_axis(hands, seats, hand_bits, axis=1)
-    s.hands[rows] = hands
-    s.upcard[rows] = order[:, p * HAND_SIZE]
-    s.kitty[rows] = np.bitwise_or.reduce(bits[:, p * HAND_SIZE :], axis=1)
-    s.discard[rows] = -1
-    s.phase[rows] = Phase.BID_UPCARD
-    s.turn[rows] = (s.dealer[rows] + 1) % p
-    s.trump[rows] = cards.NO_TRUMP
-    for name in ("maker", "called", "partner", "revealed", "defender_alone", "leader", "led"):
-        getattr(s, name)[rows] = -1
-    s.bid_round[rows] = 1
-    s.alone[rows] = False
-    s.out[rows] = 0
-    s.trick_no[rows] = 0
-    s.n_played[rows] = 0
-    s.trick_cards[rows] = -1
-    s.trick_winner[rows] = -1
-    s.played_by[rows] = 0
-    s.trick_bits[rows] = 0
-    s.tricks_won[rows] = 0
+    order = np.asarray(order)
+    upcard = order[:, rules.num_players * HAND_SIZE]
+    _start_hand(s, rows, cards.CARD_BIT[order], upcard, s.dealer[rows], _tables(rules), rules)
 
 
 def deal_seeded(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
     """Deal ``rows`` from their seed and hand number, in place."""
-    start_hand(s, rows, shuffled_decks(s.seed[rows], s.hand_no[rows], rules), rules)
+    key = splitmix64(s.seed[rows] ^ splitmix64(s.hand_no[rows].astype(np.uint64)))
+    _deal_keys(s, rows, _sort_keys(key, rules), s.dealer[rows], _tables(rules), rules)
+
+
+def _deal_keys(
+    s: State, rows: np.ndarray, z: np.ndarray, dealer: np.ndarray, t: _Tables, rules: RulesConfig
+) -> None:
+    """``start_hand`` from the sort keys ``z`` of ``_sort_keys`` and the rows' dealers ((n,) int8)."""
+    index = _deck_index(z)
+    upcard = t.card_id[index[:, rules.num_players * HAND_SIZE]]
+    _start_hand(s, rows, np.take(t.card_bit, index), upcard, dealer, t, rules)
+
+
+def _start_hand(
+    s: State,
+    rows: np.ndarray,
+    bits: np.ndarray,
+    upcard: np.ndarray,
+    dealer: np.ndarray,
+    t: _Tables,
+    rules: RulesConfig,
+) -> None:
+    """``start_hand`` from the card bits in deal order (``bits``, (n, N) uint32), the
+    upcards ((n,) int8) and the rows' dealers ((n,) int8)."""
+    p = rules.num_players
+    n = bits.shape[0]
+    packs = np.bitwise_or.reduceat(bits, t.pack_starts, axis=1)  # (n, P + 1): the P hands dealt, the kitty
+    hand_of = t.hand_of[dealer]  # (n, P): the hand each seat gets, as an index into packs' rows
+    hand_of += np.arange(0, n * (p + 1), p + 1)[:, None]
+    _set_rows(s.hands, rows, packs.reshape(-1)[hand_of])
+    s.upcard[rows] = upcard
+    s.kitty[rows] = packs[:, p]
+    s.turn[rows] = t.next_seat[dealer]
+    for name, value in t.hand_scalars:
+        getattr(s, name)[rows] = value
+    for name, row, rec in t.hand_rows:
+        _fill_rows(getattr(s, name), rows, row, rec)
 
 
 # --- given deals ------------------------------------------------------------
@@ -177,7 +351,9 @@ def deal_order(deal: Mapping[str, Any], rules: RulesConfig) -> tuple[int, np.nda
     """
     p = rules.num_players
     if not isinstance(deal, Mapping):
-        raise ValueError(f"a deal must be a mapping with keys dealer, hands, upcard, kitty; got {type(deal).__name__}")
+        raise ValueError(
+            f"a deal must be a mapping with keys dealer, hands, upcard, kitty; got {type(deal).__name__}"
+        )
     known = {"dealer", "hands", "upcard", "kitty", "scores"}
     unknown = sorted(set(deal) - known)
     missing = sorted({"dealer", "hands", "upcard", "kitty"} - set(deal))
@@ -228,7 +404,9 @@ def _parse_scores(scores: Any, rules: RulesConfig) -> np.ndarray | None:
     p = rules.num_players
     if isinstance(scores, str) or not isinstance(scores, Sequence) or len(scores) != p:
         raise ValueError(f"deal scores must be a list of {p} integers, got {scores!r}")
-    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v < 10_000 for v in scores):
+    if not all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v < 10_000 for v in scores
+    ):
         raise ValueError(f"deal scores must be non-negative integers, got {scores!r}")
     if not rules.called_card and (scores[0] != scores[2] or scores[1] != scores[3]):
         raise ValueError(f"deal scores: partners (seats 0 and 2, 1 and 3) share one score, got {scores!r}")
