@@ -32,10 +32,8 @@ _TOP = ~_INDEX_MASK  # the noise bits a sort key keeps
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
     """The splitmix64 finaliser, elementwise over a uint64 array (wrapping arithmetic)."""
-    z = np.asarray(x, dtype=np.uint64) + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
+    z = np.asarray(x, dtype=np.uint64) + _GOLDEN  # a new array (a numpy scalar for a scalar x)
+    return _finish_mix(z) if z.ndim else _finish_mix(z.reshape(1))[0]
 
 
 def _finish_mix(z: np.ndarray) -> np.ndarray:
