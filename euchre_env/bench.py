@@ -196,24 +196,22 @@ def gym_env_loop(variant: str) -> Callable[[float], tuple[int, float]]:
 def vector_env_loop(variant: str, num_envs: int) -> Callable[[float], tuple[int, float]]:
     """``EuchreVectorEnv`` against random opponents: every decision (learner and opponents) counts.
 
-    Each step returns float32 observations ``(B, D)`` and bool masks ``(B, A)``.
+    Each step returns float32 observations ``(B, D)`` and bool masks ``(B, A)``;
+    the learner's actions, drawn by ``action_space.sample()`` (a random legal
+    action per table), are timed too.
     """
     from euchre_env.vector_env import EuchreVectorEnv
 
     env = EuchreVectorEnv(num_envs, variant)
-    _, info = env.reset(seed=0)
-    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    env.action_space.seed(0)
 
     def run(seconds: float) -> tuple[int, float]:
-        nonlocal info
         tables = env.tables
         before = tables.learner_decisions + tables.opponent_decisions
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
-            masks = info["action_mask"]
-            counts = np.cumsum(masks, axis=1)
-            rank = (rng.random(num_envs) * counts[:, -1]).astype(np.int64)
-            _, _, _, _, info = env.step(np.argmax(counts > rank[:, None], axis=1))
+            env.step(env.action_space.sample())
         return tables.learner_decisions + tables.opponent_decisions - before, time.perf_counter() - start
 
     return run

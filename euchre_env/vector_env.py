@@ -16,6 +16,7 @@ from gymnasium.vector.utils import batch_space
 
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
+from euchre_env.engine import sample_bits
 from euchre_env.learner_tables import LearnerTables, seeds_to_array
 from euchre_env.policies import Opponents
 from euchre_env.rules import make_rules
@@ -24,7 +25,7 @@ __all__ = ["EuchreVectorEnv", "LegalMultiDiscrete", "check_batch_actions"]
 
 
 class LegalMultiDiscrete(spaces.MultiDiscrete):
-    """``MultiDiscrete([A] * B)`` whose ``sample()`` without a mask draws a legal action per table.
+    """``MultiDiscrete([A] * B)`` whose ``sample()`` without a mask draws a uniformly random legal action per table.
 
     Rows whose episode is over (all-False mask) get action 0 (ignored by the
     env). Pickled or deep-copied spaces are plain ``MultiDiscrete``.
@@ -35,13 +36,17 @@ class LegalMultiDiscrete(spaces.MultiDiscrete):
         self._env = env
 
     def sample(self, mask: Any = None, probability: Any = None) -> np.ndarray:
-        """Uniform legal actions, shape (B,), unless given a mask/probability."""
+        """Uniform legal actions, shape (B,), unless given a mask/probability.
+
+        Drawn from the engine's compact legal sets (``engine.sample_bits``:
+        the legal action of rank ``floor(u * count)``, ``u`` from ``np_random``).
+        """
         if mask is not None or probability is not None or self._env is None:
             return super().sample(mask=mask, probability=probability)
-        masks = self._env.action_masks()  # (B, A)
-        counts = np.cumsum(masks, axis=1)  # (B, A)
-        rank = (self.np_random.random(masks.shape[0]) * counts[:, -1]).astype(np.int64)  # (B,)
-        return np.where(counts[:, -1] > 0, np.argmax(counts > rank[:, None], axis=1), 0).astype(np.int64)
+        s = self._env.tables.state
+        if s is None:  # before the first reset: no legal actions yet
+            return np.zeros(self.shape, np.int64)
+        return np.maximum(sample_bits(s.mask_base, s.mask_bits, self.np_random.random(s.batch_size)), 0)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

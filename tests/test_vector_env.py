@@ -267,3 +267,24 @@ def test_maskable_ppo_learns_on_the_sb3_vec_env() -> None:
         assert model.num_timesteps >= 2512, "a second learn() after set_opponents did not run"
     finally:
         torch.set_num_threads(threads)
+
+
+def test_action_space_sample_draws_every_legal_action_and_only_those() -> None:
+    """action_space.sample(): a legal action at each live table, all of a table's legal actions
+    over repeated draws, about uniformly, and 0 at a finished table."""
+    venv = EuchreVectorEnv(64, "five_handed")
+    assert not venv.action_space.sample().any(), "before reset there is nothing to draw"
+    venv.reset(seed=8)
+    for _ in range(3):
+        _, _, _, _, info = venv.step(venv.action_space.sample())
+    masks = info["action_mask"]
+    venv.action_space.seed(0)
+    draws = np.stack([venv.action_space.sample() for _ in range(600)])  # (600, B)
+    for i in range(64):
+        legal = np.flatnonzero(masks[i])
+        if not legal.size:
+            assert (draws[:, i] == 0).all(), f"table {i} is finished: action 0"
+            continue
+        values, counts = np.unique(draws[:, i], return_counts=True)
+        assert np.array_equal(values, legal), f"table {i}: drawn {values}, legal {legal}"
+        assert counts.min() > 600 / legal.size / 3, f"table {i}: far from uniform {counts}"
