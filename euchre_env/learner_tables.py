@@ -5,9 +5,10 @@ The batched core shared by :class:`~euchre_env.vector_env.EuchreVectorEnv` and
 (:class:`~euchre_env.gym_env.EuchreEnv` runs the same logic on one table on
 the engine's single-table path: :mod:`euchre_env.learner_table`). Between two learner
 decisions the opponents move in *rounds*: each round makes one batched call
-per distinct opponent policy (on the rows where that policy's seat is to act)
-and one engine step; rows already at a learner decision (or done) wait. When
-few rows are still moving, the work continues on just those rows.
+per distinct opponent policy (on the tables where that policy's seat is to act)
+and one ``engine.step_rows`` on just the tables still waiting on an opponent;
+tables already at a learner decision (or done) drop out of the remaining
+rounds. Finished tables restart in place (``engine.reset_rows``).
 
 Seeding is counter-based, so a table plays the same alone or in a batch:
 
@@ -17,7 +18,10 @@ Seeding is counter-based, so a table plays the same alone or in a batch:
   (``mix`` is splitmix64); a drawn learner seat is ``mix(engine_seed ^ salt) % P``;
 * the ``n``-th decision of an episode, when made by a policy with the
   ``act_bits`` fast path (such as :class:`~euchre_env.policies.RandomPolicy`),
-  uses ``u = mix((engine_seed ^ salt) + n * GOLDEN) / 2**64`` (the splitmix64 stream).
+  uses ``u = mix((engine_seed ^ salt) + n * GOLDEN) / 2**64`` (the splitmix64
+  stream; ``stream`` holds each table's next position). Plain ``RandomPolicy``
+  draws (``sample_bits`` on the legal sets) are legal by construction, so their
+  engine steps skip the legality check.
 
 Other stochastic policies get ``opponent_rng`` (one generator for the batch),
 so their draws depend on which rows share a call.
