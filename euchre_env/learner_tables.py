@@ -268,7 +268,11 @@ class LearnerTables:
             self._restart_hopeless(rows)
             turn, seat = s.turn[rows], self.seat[rows]
             need = (turn >= 0) & (turn != seat)
-            rows, turn, seat = rows[need], turn[need], seat[need]  # a table drops out for the rest of the call
+            rows, turn, seat = (
+                rows[need],
+                turn[need],
+                seat[need],
+            )  # a table drops out for the rest of the call
             if not rows.size:
                 return
             acts = self._opponent_actions(rows, turn, seat)
@@ -288,7 +292,9 @@ class LearnerTables:
         s = self.state
         hopeless = s.phase[rows] == _DONE
         if self.rules.episode == "hand":
-            hopeless |= ((s.out[rows] >> self.seat[rows].astype(np.uint8)) & 1).astype(bool)  # the learner sits out
+            hopeless |= ((s.out[rows] >> self.seat[rows].astype(np.uint8)) & 1).astype(
+                bool
+            )  # the learner sits out
         rows = rows[hopeless]
         if rows.size:
             engine.reset_rows(s, rows, self._next_episodes(rows), self.rules)

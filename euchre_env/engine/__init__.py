@@ -175,7 +175,9 @@ def _given_deals(deals: Deals | None, b: int) -> list[tuple[int, Mapping[str, An
             raise ValueError(f"deals has {len(deals)} entries but there are {b} tables")
         items = [(i, d) for i, d in enumerate(deals) if d is not None]
     else:
-        raise ValueError(f"deals must be a list of deals or a {{row: deal}} mapping, got {type(deals).__name__}")
+        raise ValueError(
+            f"deals must be a list of deals or a {{row: deal}} mapping, got {type(deals).__name__}"
+        )
     for row, _ in items:
         if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < b:
             raise ValueError(f"deals: row {row!r} is not a table index in 0..{b - 1}")
@@ -233,7 +235,9 @@ def step(
     if active is not None:
         active = np.asarray(active)
         if active.shape != (s.batch_size,) or active.dtype != np.bool_:
-            raise ValueError(f"active must be a bool array of shape ({s.batch_size},), got {active.dtype} {active.shape}")
+            raise ValueError(
+                f"active must be a bool array of shape ({s.batch_size},), got {active.dtype} {active.shape}"
+            )
         live &= active
     bad = live > is_legal(a, s.mask_base, s.mask_bits)
     if bad.any():
@@ -254,7 +258,9 @@ def step(
     return new
 
 
-def step_rows(s: State, rows: np.ndarray, action: np.ndarray, rules: RulesConfig, *, check: bool = True) -> None:
+def step_rows(
+    s: State, rows: np.ndarray, action: np.ndarray, rules: RulesConfig, *, check: bool = True
+) -> None:
     """Apply ``action[i]`` at table ``rows[i]``, in place; every other table keeps its state.
 
     ``step(s, a, rules, active=mask, inplace=True)`` for the tables ``rows``,
@@ -291,7 +297,9 @@ def step_rows(s: State, rows: np.ndarray, action: np.ndarray, rules: RulesConfig
 
 
 def _check_step_rows(s: State, rows: np.ndarray, action: np.ndarray) -> None:
-    if not (rows.ndim == 1 and rows.dtype == np.int64 and action.shape == rows.shape and action.dtype == np.int64):
+    if not (
+        rows.ndim == 1 and rows.dtype == np.int64 and action.shape == rows.shape and action.dtype == np.int64
+    ):
         raise ValueError(
             f"step_rows needs rows and action as (n,) int64 arrays, got {rows.dtype} {rows.shape} and "
             f"{action.dtype} {action.shape}"

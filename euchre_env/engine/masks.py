@@ -168,7 +168,10 @@ def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray
         k = np.minimum((u * count).astype(np.int16), np.maximum(count - 1, 0))  # rank wanted
         hi = k >= c1
         word = np.where(hi, words[:, 1], words[:, 0])
-        pos = np.where(hi, 16, 0) + _select16().reshape(-1)[word.astype(np.intp) * 16 + (k - np.where(hi, c1, 0))]
+        pos = (
+            np.where(hi, 16, 0)
+            + _select16().reshape(-1)[word.astype(np.intp) * 16 + (k - np.where(hi, c1, 0))]
+        )
         return np.where(count > 0, base + pos, -1)  # int64
     pop = _POP16[words]  # (B, 4)
     c1 = pop[:, 0]

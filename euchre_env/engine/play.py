@@ -64,7 +64,9 @@ _NEXT_FLAT = {p: table.reshape(-1) for p, table in NEXT_ACTIVE.items()}
 _STRENGTH_FLAT = cards.STRENGTH.reshape(-1)
 _STRENGTH_ROW = cards.STRENGTH.shape[2]  # C + 1 entries per (trump, led)
 # _STRENGTH_KEY[trump, led] + card: flat index of STRENGTH[trump, led, card + 1].
-_STRENGTH_KEY = (np.arange(cards.STRENGTH.shape[0] * cards.NUM_SUITS) * _STRENGTH_ROW + 1).reshape(-1, cards.NUM_SUITS)
+_STRENGTH_KEY = (np.arange(cards.STRENGTH.shape[0] * cards.NUM_SUITS) * _STRENGTH_ROW + 1).reshape(
+    -1, cards.NUM_SUITS
+)
 
 
 def finish_trick(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
