@@ -268,11 +268,8 @@ class LearnerTables:
             self._restart_hopeless(rows)
             turn, seat = s.turn[rows], self.seat[rows]
             need = (turn >= 0) & (turn != seat)
-            rows, turn, seat = (
-                rows[need],
-                turn[need],
-                seat[need],
-            )  # a table drops out for the rest of the call
+            # A table that waits on no opponent now (learner to act, or done) drops out for the rest of the call.
+            rows, turn, seat = rows[need], turn[need], seat[need]
             if not rows.size:
                 return
             acts = self._opponent_actions(rows, turn, seat)
@@ -292,9 +289,8 @@ class LearnerTables:
         s = self.state
         hopeless = s.phase[rows] == _DONE
         if self.rules.episode == "hand":
-            hopeless |= ((s.out[rows] >> self.seat[rows].astype(np.uint8)) & 1).astype(
-                bool
-            )  # the learner sits out
+            sits_out = (s.out[rows] >> self.seat[rows].astype(np.uint8)) & 1
+            hopeless |= sits_out.astype(bool)
         rows = rows[hopeless]
         if rows.size:
             engine.reset_rows(s, rows, self._next_episodes(rows), self.rules)
@@ -303,13 +299,13 @@ class LearnerTables:
         """(n,) int64 actions at tables ``rows`` (seat ``turn`` to act, learner at ``seat``): one batched call per policy."""
         s = self.state
         if len(self._groups) == 1:
-            calls = [(self._groups[0], None)]
+            calls = [(self._groups[0], slice(None))]
         else:
             group = self._group_of_rel[(turn.astype(np.int64) - seat) % self.rules.num_players]
             calls = [(policy, np.flatnonzero(group == g)) for g, policy in enumerate(self._groups)]
-            acts = np.empty(rows.size, np.int64)
+        acts = np.empty(rows.size, np.int64)
         for policy, k in calls:
-            r = rows if k is None else rows[k]
+            r = rows[k]
             if not r.size:
                 continue
             fast = getattr(policy, "act_bits", None)
@@ -319,10 +315,7 @@ class LearnerTables:
             else:
                 obs = encode(s.take(r), s.turn[r], self.rules, np.float32)
                 a = policy.act(obs, expand(s.mask_base[r], s.mask_bits[r]), self.opponent_rng)
-            a = self._check_opponent(policy, a, r.size)
-            if k is None:
-                return a
-            acts[k] = a
+            acts[k] = self._check_opponent(policy, a, r.size)
         return acts
 
     def _check_opponent(self, policy: object, a: object, n: int) -> np.ndarray:

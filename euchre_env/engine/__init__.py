@@ -244,16 +244,11 @@ def step(
         raise _illegal(s, a, s.mask_base.astype(np.int64), s.mask_bits, int(np.flatnonzero(bad)[0]))
     new = s if inplace else s.copy()
     if active is None:
-        phase_of = s.phase.copy() if inplace else s.phase  # the handlers change new.phase
         new.hand_over[:] = False
     else:
-        phase_of = np.where(live, s.phase, _DONE)
         new.hand_over[active] = False
-    present = np.bincount(phase_of, minlength=len(Phase)).tolist()
-    for phase, handler in _HANDLERS:
-        if present[phase]:
-            rows = np.flatnonzero(phase_of == phase)
-            _apply(new, handler, rows, a[rows], rules)
+    rows = np.flatnonzero(live)
+    _dispatch(new, rows, a[rows], s.phase[rows], rules)  # phases gathered before the handlers change them
     refresh(new, rules)
     return new
 
@@ -283,16 +278,8 @@ def step_rows(
         _check_step_rows(s, rows, action)
     if not rows.size:
         return
-    phase_of = s.phase[rows]
     s.hand_over[rows] = False
-    present = np.bincount(phase_of, minlength=len(Phase)).tolist()
-    for phase, handler in _HANDLERS:
-        n = present[phase]
-        if n == rows.size:  # one phase: no split
-            _apply(s, handler, rows, action, rules)
-        elif n:
-            mine = phase_of == phase
-            _apply(s, handler, rows[mine], action[mine], rules)
+    _dispatch(s, rows, action, s.phase[rows], rules)
     refresh(s, rules, rows)
 
 
@@ -314,11 +301,23 @@ def _check_step_rows(s: State, rows: np.ndarray, action: np.ndarray) -> None:
         raise _illegal(s, full, s.mask_base.astype(np.int64), s.mask_bits, row)
 
 
-def _apply(s: State, handler: Any, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) -> None:
-    """One phase's transition at ``rows``; a hand thrown in (nobody made trump) ends unscored."""
-    thrown = handler(s, rows, a, rules)
-    if thrown:
-        play.end_hand(s, thrown[0], rules, thrown_in=True)
+def _dispatch(s: State, rows: np.ndarray, a: np.ndarray, phase_of: np.ndarray, rules: RulesConfig) -> None:
+    """Each phase's transition on its tables among ``rows`` (live), in place; ``a``, ``phase_of``: (n,).
+
+    A hand thrown in (nobody made trump) ends unscored.
+    """
+    present = np.bincount(phase_of, minlength=len(Phase)).tolist()
+    for phase, handler in _HANDLERS:
+        n = present[phase]
+        if not n:
+            continue
+        if n == rows.size:  # one phase: no split
+            thrown = handler(s, rows, a, rules)
+        else:
+            mine = phase_of == phase
+            thrown = handler(s, rows[mine], a[mine], rules)
+        if thrown:
+            play.end_hand(s, thrown[0], rules, thrown_in=True)
 
 
 def _check_actions(s: State, action: np.ndarray | Sequence[int]) -> np.ndarray:

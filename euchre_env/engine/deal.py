@@ -72,19 +72,13 @@ def _tables(rules: RulesConfig) -> _Tables:
     deck, p = _deck_array(rules), rules.num_players
     assert deck.size <= int(_INDEX_MASK) + 1
     seats = np.arange(p)
-    hand = {
-        "discard": -1, "phase": int(Phase.BID_UPCARD), "trump": int(cards.NO_TRUMP), "maker": -1, "called": -1,
-        "partner": -1, "revealed": -1, "defender_alone": -1, "leader": -1, "led": -1, "bid_round": 1,
-        "alone": False, "out": 0, "trick_no": 0, "n_played": 0,
-        "trick_cards": np.full((NUM_TRICKS, p), -1, np.int8), "trick_winner": np.full(NUM_TRICKS, -1, np.int8),
-        "played_by": np.zeros(p, np.uint32), "trick_bits": np.zeros(NUM_TRICKS, np.uint32),
-        "tricks_won": np.zeros(p, np.int8),
-    }  # fmt: skip
-    assert {*hand, "hands", "upcard", "kitty", "turn"} == set(HAND_FIELDS)
-    blank = empty_state(1, rules)
-    game = {
-        n: getattr(blank, n)[0] for n in GAME_FIELDS if n not in ("seed", "dealer", "mask_base", "mask_bits")
-    }
+    blank = empty_state(1, rules)  # the values before a deal: what a new hand / game resets to
+    hand_scalars, hand_rows = _defaults(
+        blank, [n for n in HAND_FIELDS if n not in ("hands", "upcard", "kitty", "turn")]
+    )
+    game_scalars, game_rows = _defaults(
+        blank, [n for n in GAME_FIELDS if n not in ("seed", "dealer", "mask_base", "mask_bits")]
+    )
     return _Tables(
         steps=np.arange(1, deck.size + 1, dtype=np.uint64) * _GOLDEN,
         index=np.arange(deck.size, dtype=np.uint64),
@@ -94,11 +88,22 @@ def _tables(rules: RulesConfig) -> _Tables:
         next_seat=((seats + 1) % p).astype(np.int8),
         pack_starts=np.arange(0, p * HAND_SIZE + 1, HAND_SIZE),
         first_salts=np.array([splitmix64(np.zeros(1, np.uint64)), [_DEALER_SALT]]),
-        hand_scalars=tuple((k, v) for k, v in hand.items() if np.ndim(v) == 0),
-        hand_rows=tuple(_row_value(k, v) for k, v in hand.items() if np.ndim(v) > 0),
-        game_scalars=tuple((k, v.item()) for k, v in game.items() if v.ndim == 0),
-        game_rows=tuple(_row_value(k, v) for k, v in game.items() if v.ndim > 0),
+        hand_scalars=hand_scalars,
+        hand_rows=hand_rows,
+        game_scalars=game_scalars,
+        game_rows=game_rows,
     )
+
+
+def _defaults(
+    blank: State, names: list[str]
+) -> tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, np.ndarray, np.ndarray], ...]]:
+    """Fields ``names`` of the one-table state ``blank``: ``(name, value)`` of the 1-D fields and
+    ``_row_value`` of the others."""
+    values = {n: getattr(blank, n)[0] for n in names}
+    scalars = tuple((n, v.item()) for n, v in values.items() if v.ndim == 0)
+    rows = tuple(_row_value(n, v) for n, v in values.items() if v.ndim > 0)
+    return scalars, rows
 
 
 def _row_value(name: str, row: np.ndarray) -> tuple[str, np.ndarray, np.ndarray]:
