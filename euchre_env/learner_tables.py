@@ -36,14 +36,16 @@ from euchre_env.actions import NUM_ACTIONS, Phase, describe
 from euchre_env.encoding import encode
 from euchre_env.engine import IllegalActionError, expand, is_legal, legal_bits
 from euchre_env.engine.deal import splitmix64 as mix
+from euchre_env.engine.deal import splitmix_uniform
 from euchre_env.policies import Opponents, RandomPolicy, normalize_opponents
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # splitmix64 increment (as engine.deal)
+GOLDEN = engine.deal.GOLDEN  # splitmix64's increment
 SEAT_SALT = np.uint64(0x5EA7_0F_1EA2_7E25)  # drawn learner seat: mix(engine_seed ^ SEAT_SALT) % P
 OPP_SALT = np.uint64(0x0BB0_9E27_5A11_D3C7)  # act_bits draws: mix((engine_seed ^ OPP_SALT) + n * GOLDEN)
 _DONE = np.int8(Phase.DONE)
+_PLAY = np.int8(Phase.PLAY)
 
 
 def check_seat(seat: object, num_players: int) -> int | None:
@@ -103,6 +105,7 @@ class LearnerTables:
         self.num_tables = b
         self.zero_sum = bool(zero_sum)
         self.fixed_seat = check_seat(seat, rules.num_players)
+        self._lone_hands = not rules.called_card  # four-handed: a lone hand's partner sits out
         self.set_opponents(opponents)
         self.state: State | None = None
         self.keys = np.zeros(b, np.uint64)
@@ -250,41 +253,93 @@ class LearnerTables:
         }
 
     # --- internals --------------------------------------------------------
-    def _step_rows(self, rows: np.ndarray, acts: np.ndarray, check: bool = True) -> None:
-        """One engine step at tables ``rows`` ((n,) int64, in place); credits the learners of hands that ended."""
+    def _step_rows(self, rows: np.ndarray, acts: np.ndarray, check: bool = True) -> np.ndarray:
+        """One engine step at tables ``rows`` ((n,) int64, in place); credits the learners of hands that ended.
+
+        Returns those of ``rows`` whose hand ended.
+        """
+        engine.step_rows(self.state, rows, acts, self.rules, check=check)
+        return self._credit(rows)
+
+    def _credit(self, rows: np.ndarray) -> np.ndarray:
+        """Credit the learners at those of ``rows`` whose hand just ended; returns those tables."""
         s = self.state
-        engine.step_rows(s, rows, acts, self.rules, check=check)
         ended = rows[s.hand_over[rows]]
         if ended.size:
             pts = engine.points_to_rewards(s.last_points[ended], self.rules, self.zero_sum)  # (k, P)
             self.reward[ended] += pts[np.arange(ended.size), self.seat[ended]]
             self.hand_ended[ended] = True
+        return ended
 
     def _play_opponents(self) -> None:
-        """Opponent rounds until no table waits on an opponent, each on just the tables still waiting."""
+        """Opponent rounds until no table waits on an opponent, each on just the tables still waiting.
+
+        A table where the learner can no longer get a decision restarts (see
+        ``advance``): checked once for all tables, then where it can newly
+        happen (a learner sitting out a lone hand, a hand that ended). With
+        random opponents only, a table whose learner sits out the hand leaves
+        the rounds when its card play begins, and all such tables finish their
+        hands at the end in one random playout (``engine.play_out_random``).
+        """
         s = self.state
         rows = np.arange(self.num_tables)
+        self._restart_hopeless(rows)
+        later: list[np.ndarray] = []  # tables left for the playout
         while True:
-            self._restart_hopeless(rows)
             turn, seat = s.turn[rows], self.seat[rows]
             need = (turn >= 0) & (turn != seat)
             # A table that waits on no opponent now (learner to act, or done) drops out for the rest of the call.
             rows, turn, seat = rows[need], turn[need], seat[need]
+            if self._lone_hands:
+                sits_out = ((s.out[rows] >> seat.astype(np.uint8)) & 1).view(bool)
+                if sits_out.any():
+                    if self.rules.episode == "hand" and self._restart_hopeless(rows[sits_out]):
+                        continue  # new hands at some of rows: look again at what they wait on
+                    if self._all_random:
+                        ready = sits_out & (s.phase[rows] == _PLAY) & (s.n_played[rows] == 0)
+                        if ready.any():
+                            later.append(rows[ready])
+                            keep = ~ready
+                            rows, turn, seat = rows[keep], turn[keep], seat[keep]
             if not rows.size:
-                return
+                if not later:
+                    return
+                rows = np.concatenate(later)
+                later.clear()
+                self._restart_hopeless(self._play_out(rows))
+                continue  # in a game the next hand is dealt: its bidding goes on in these rounds
             acts = self._opponent_actions(rows, turn, seat)
             try:
-                self._step_rows(rows, acts, check=not self._all_random)  # sample_bits draws legal actions
+                ended = self._step_rows(
+                    rows, acts, check=not self._all_random
+                )  # sample_bits draws legal actions
             except IllegalActionError:
                 raise self._illegal_opponent(rows, acts, turn, seat) from None
             self.stream[rows] += GOLDEN
             self.opponent_decisions += rows.size
+            if ended.size:
+                self._restart_hopeless(ended)
 
-    def _restart_hopeless(self, rows: np.ndarray) -> None:
-        """Start the next episode, in place, at those of ``rows`` where the learner can no longer get a decision."""
+    def _play_out(self, rows: np.ndarray) -> np.ndarray:
+        """Finish the hands at ``rows`` with random cards from their draw streams; credit the learners.
+
+        Returns ``rows`` (whose hands all ended).
+        """
+        stream = self.stream[rows]
+        played = engine.play_out_random(self.state, rows, stream, self.rules)
+        self.stream[rows] = stream + played.astype(np.uint64) * GOLDEN
+        self.opponent_decisions += int(played.sum())
+        return self._credit(rows)
+
+    def _restart_hopeless(self, rows: np.ndarray) -> bool:
+        """Start the next episode, in place, at those of ``rows`` where the learner can no longer get a decision.
+
+        That is, where the learner has not acted yet and the episode is over or,
+        in hand episodes, the learner sits out the hand. Returns whether any restarted.
+        """
         fresh = self.fresh[rows]
         if not fresh.any():
-            return
+            return False
         rows = rows[fresh]
         s = self.state
         hopeless = s.phase[rows] == _DONE
@@ -292,8 +347,10 @@ class LearnerTables:
             sits_out = (s.out[rows] >> self.seat[rows].astype(np.uint8)) & 1
             hopeless |= sits_out.astype(bool)
         rows = rows[hopeless]
-        if rows.size:
-            engine.reset_rows(s, rows, self._next_episodes(rows), self.rules)
+        if not rows.size:
+            return False
+        engine.reset_rows(s, rows, self._next_episodes(rows), self.rules)
+        return True
 
     def _opponent_actions(self, rows: np.ndarray, turn: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """(n,) int64 actions at tables ``rows`` (seat ``turn`` to act, learner at ``seat``): one batched call per policy."""
@@ -310,7 +367,7 @@ class LearnerTables:
                 continue
             fast = getattr(policy, "act_bits", None)
             if fast is not None:
-                u = (mix(self.stream[r]) >> np.uint64(11)).astype(np.float64) * 2.0**-53  # (n,) in [0, 1)
+                u = splitmix_uniform(self.stream[r])  # (n,) in [0, 1)
                 a = fast(s.mask_base[r], s.mask_bits[r], u)
             else:
                 obs = encode(s.take(r), s.turn[r], self.rules, np.float32)

@@ -57,7 +57,28 @@ class CountingPolicy(RandomPolicy):
 @pytest.mark.parametrize(("variant", "settings"), CONFIGS)
 def test_vector_env_equals_single_envs(variant: str, settings: dict) -> None:
     """Table i of a vector env seeded s plays exactly as EuchreEnv seeded s + i (NEXT_STEP autoreset)."""
-    n, steps = 24, 60
+    _assert_equals_single_envs(variant, settings, n=24, steps=60)
+
+
+@pytest.mark.parametrize("settings", [{}, {"episode": "game", "points_to_win": 5, "defend_alone": True}])
+def test_random_playouts_keep_the_vector_env_equal_to_single_envs(
+    settings: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With random opponents, a four-handed table whose learner sits out a lone hand finishes it in one
+    random playout (engine.play_out_random); it still plays exactly as the single env, card by card."""
+    played = []
+    real = engine.play_out_random
+
+    def spy(s, rows, counters, rules):  # noqa: ANN001, ANN202
+        played.append(rows.size)
+        return real(s, rows, counters, rules)
+
+    monkeypatch.setattr(engine, "play_out_random", spy)
+    _assert_equals_single_envs("four_handed", settings, n=64, steps=40)
+    assert sum(played) >= 20, f"the playout should have finished many hands, got {played}"
+
+
+def _assert_equals_single_envs(variant: str, settings: dict, n: int, steps: int) -> None:
     settings = dict(settings)
     if settings.get("opponents") == "mixed":
         p = 4 if variant == "four_handed" else 5

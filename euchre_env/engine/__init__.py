@@ -10,6 +10,8 @@
 * ``step(state, actions, rules)``: a new state after one action per table;
   ``step_rows(state, rows, actions, rules)`` moves just some tables, in place.
   Rows that are done are inert: their action is ignored (pass anything, e.g. -1).
+* ``play_out_random(state, rows, counters, rules)``: finish hands with random
+  legal cards drawn from counter-based streams (fast rollouts).
 * ``hand_over`` / ``last_points``: the step that ends a hand sets
   ``state.hand_over[row]`` and records the hand in ``state.last_*``;
   ``rewards`` turns that into per-seat rewards.
@@ -38,6 +40,7 @@ from euchre_env.engine.masks import (
     sample_bits,
     sample_legal,
 )
+from euchre_env.engine.play import play_out_random
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
@@ -51,6 +54,7 @@ __all__ = [
     "is_legal",
     "legal_action_mask",
     "legal_bits",
+    "play_out_random",
     "points_to_rewards",
     "reset_rows",
     "rewards",

@@ -22,10 +22,11 @@ from euchre_env.rules import HAND_SIZE, NUM_TRICKS, RulesConfig
 from euchre_env.state import State
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN = _GOLDEN  # splitmix64's increment: stream position n is seed + n * GOLDEN
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _DEALER_SALT = np.uint64(0xD1B54A32D192ED03)
-_S27, _S30, _S31 = np.uint64(27), np.uint64(30), np.uint64(31)
+_S11, _S27, _S30, _S31 = np.uint64(11), np.uint64(27), np.uint64(30), np.uint64(31)
 _INDEX_MASK = np.uint64(31)  # a sort key's low 5 bits hold the card's deck index
 _TOP = ~_INDEX_MASK  # the noise bits a sort key keeps
 
@@ -34,6 +35,14 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
     """The splitmix64 finaliser, elementwise over a uint64 array (wrapping arithmetic)."""
     z = np.asarray(x, dtype=np.uint64) + _GOLDEN  # a new array (a numpy scalar for a scalar x)
     return _finish_mix(z) if z.ndim else _finish_mix(z.reshape(1))[0]
+
+
+def splitmix_uniform(x: np.ndarray) -> np.ndarray:
+    """Uniform floats in [0, 1) from splitmix64 stream positions: ``(splitmix64(x) >> 11) * 2**-53``.
+
+    ``x``: uint64 array (any shape); returns float64 of the same shape.
+    """
+    return (_finish_mix(x + _GOLDEN) >> _S11).astype(np.float64) * 2.0**-53
 
 
 def _finish_mix(z: np.ndarray) -> np.ndarray:

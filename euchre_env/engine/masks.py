@@ -74,9 +74,8 @@ def compute_legal_bits(
     at = np.arange(s.batch_size) if rows is None else rows
     flat = at * p + turn  # turn -1 (done) reads a neighbour; masked below
     hand = s.hands.reshape(-1)[flat].astype(np.uint64)  # hand of the seat to act
-    follow = hand & _FOLLOW[pick(s.trump) * 5 + pick(s.led) + 1]  # cards of the led suit
     # PLAY: the led suit if held, else any card; DISCARD (no card led yet, so follow == hand): any card.
-    bits = np.where(_CARD_PHASE[phase], np.where(follow != 0, follow, hand), _FIXED_BITS[phase])
+    bits = np.where(_CARD_PHASE[phase], play_bits(hand, pick(s.trump), pick(s.led)), _FIXED_BITS[phase])
     if rules.called_card:
         in_call = phase == _CALL
         if in_call.any():
@@ -87,6 +86,20 @@ def compute_legal_bits(
         names = _ALL_NAMES & ~_NAME_BITS[cards.CARD_SUIT[pick(s.upcard)]]
         bits = np.where(in_suit, names | may_pass.astype(np.uint64), bits)
     return _PHASE_BASE_I8[phase], bits
+
+
+def play_bits(hand: np.ndarray, trump: np.ndarray, led: np.ndarray) -> np.ndarray:
+    """Cards a seat may play (RULES-NOTES 7): of the led suit if it holds one, else any card.
+
+    Args:
+        hand: uint64 card bitmasks, any shape.
+        trump, led: suit ids broadcastable to ``hand`` (``led`` -1: nothing led yet, so any card).
+
+    Returns:
+        uint64 array of ``hand``'s shape.
+    """
+    follow = hand & _FOLLOW[trump * 5 + led + 1]  # cards of the led suit
+    return np.where(follow != 0, follow, hand)
 
 
 def refresh(s: State, rules: RulesConfig, rows: np.ndarray | None = None) -> None:

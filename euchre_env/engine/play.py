@@ -10,6 +10,7 @@ import numpy as np
 from euchre_env import cards
 from euchre_env.actions import PLAY_BASE, Phase
 from euchre_env.engine import deal
+from euchre_env.engine.masks import play_bits, refresh, sample_bits
 from euchre_env.engine.tables import NEXT_ACTIVE, NUM_ACTIVE, SEAT_BIT
 from euchre_env.rules import NUM_TRICKS, RulesConfig
 from euchre_env.state import State
@@ -60,7 +61,114 @@ def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) ->
         finish_trick(s, rows[full], rules)
 
 
+def play_out_random(s: State, rows: np.ndarray, counters: np.ndarray, rules: RulesConfig) -> np.ndarray:
+    """Finish the hand at tables ``rows`` with uniformly random legal cards, in place (a random playout).
+
+    The ``j``-th card played from now at table ``rows[i]`` is the legal card of
+    rank ``floor(u * count)`` (``masks.sample_bits``) with
+    ``u = deal.splitmix_uniform(counters[i] + j * golden)``: exactly the cards
+    that one ``step`` per card, with those draws, would play. A trick is drawn
+    and played at once (the followers' legal cards depend only on the card led
+    and their own hands), so it costs one round of array operations, not one
+    per seat. Afterwards the hand is over (in a game, the next one is dealt)
+    and the legal sets are stored, as after ``step``.
+
+    Args:
+        s: the state, ``B`` tables.
+        rows: (n,) int64 distinct tables in PLAY, each at the start of a trick.
+        counters: (n,) uint64 stream positions of the next draw.
+        rules: the game's rules.
+
+    Returns:
+        (n,) int64 cards played at each table (the next draw is at ``counters + played * golden``).
+    """
+    p = rules.num_players
+    s.hand_over[rows] = False
+    out = s.out[rows]
+    size = NUM_ACTIVE[p][out].astype(np.int64)  # (n,) cards in a trick
+    played = (NUM_TRICKS - s.trick_no[rows]) * size
+    k = int(size.max())
+    draws = np.arange(k, dtype=np.uint64) * deal.GOLDEN  # (k,) a trick's draws, from its first
+    step = size.astype(np.uint64) * deal.GOLDEN  # (n,) to the next trick's first draw
+    # Tricks of fewer than k cards get filler slots: no card, at a seat that sits out.
+    filler = None if size.min() == k else (np.arange(1, k) >= size[:, None], _FIRST_OUT[p][out])
+    g, c = rows, counters
+    while g.size:
+        _random_trick(s, g, deal.splitmix_uniform(c[:, None] + draws), filler, rules)
+        c = c + step
+        live = s.phase[g] == Phase.PLAY  # a table whose hand ended drops out
+        if not live.all():
+            g, c, step = g[live], c[live], step[live]
+            if filler is not None:
+                filler = (filler[0][live], filler[1][live])
+    refresh(s, rules, rows)
+    return played
+
+
+def _random_trick(
+    s: State, rows: np.ndarray, u: np.ndarray, filler: tuple | None, rules: RulesConfig
+) -> None:
+    """One whole trick at ``rows``: the leader's card drawn with ``u[:, 0]``, the followers' with ``u[:, 1:]``.
+
+    ``u``: (n, k) uniforms. ``filler``: None, or ((n, k - 1) bool follower
+    slots past a table's trick size, (n,) a seat that sits out there).
+    """
+    p = rules.num_players
+    n, k = u.shape
+    seats = np.empty((n, k), np.intp)  # leader first, then the followers in turn order
+    seats[:, 0] = lead = s.turn[rows]
+    base = rows * p
+    hand = s.hands.reshape(-1)[base + lead].astype(np.uint64)  # nothing led yet: any card
+    picks = np.empty((n, k), np.int64)
+    picks[:, 0] = sample_bits(PLAY_BASE, hand, u[:, 0])
+    trump = s.trump[rows]
+    led = cards.EFFECTIVE_SUIT[trump, picks[:, 0] - PLAY_BASE]
+    out = s.out[rows].astype(np.intp) * p
+    for j in range(1, k):
+        seats[:, j] = _NEXT_FLAT[p][out + seats[:, j - 1]]
+    if filler is not None:
+        seats[:, 1:][filler[0]] = np.broadcast_to(filler[1][:, None], filler[0].shape)[filler[0]]
+    hands = s.hands.reshape(-1)[base[:, None] + seats[:, 1:]].astype(np.uint64)  # (n, k - 1)
+    bits = play_bits(hands, trump[:, None], led[:, None])
+    if filler is not None:
+        bits[filler[0]] = 0  # sample_bits gives -1: no card
+    picks[:, 1:] = sample_bits(PLAY_BASE, bits.reshape(-1), u[:, 1:].reshape(-1)).reshape(n, k - 1)
+    apply_trick(s, rows, seats, np.where(picks >= 0, picks - PLAY_BASE, -1), led, rules)
+
+
+def apply_trick(
+    s: State, rows: np.ndarray, seats: np.ndarray, card: np.ndarray, led: np.ndarray, rules: RulesConfig
+) -> None:
+    """Play a whole trick at ``rows`` and finish it: what ``apply_play`` does card by card.
+
+    Args:
+        rows: (n,) tables, each at the start of a trick.
+        seats: (n, k) the seats in turn order, the leader first.
+        card: (n, k) int64 their cards; -1 for a filler slot (no card), whose
+            seat must sit out the hand.
+        led: (n,) the effective suit of the card led.
+    """
+    p = rules.num_players
+    bit = np.where(card >= 0, cards.CARD_BIT[card], 0)  # (n, k) uint32
+    at = (rows * p)[:, None] + seats  # flat indices of (row, seat)
+    s.hands.reshape(-1)[at] &= ~bit
+    s.played_by.reshape(-1)[at] |= bit
+    t = s.trick_no[rows]
+    rt = rows * NUM_TRICKS + t  # flat index of (row, trick)
+    s.trick_bits.reshape(-1)[rt] |= np.bitwise_or.reduce(bit, axis=1)
+    s.trick_cards.reshape(-1)[(rt * p)[:, None] + seats] = card  # a filler's seat holds -1 already
+    s.led[rows] = led
+    if rules.called_card:
+        called_now = ((card == s.called[rows, None]) & (card >= 0)).any(axis=1)
+        s.revealed[rows[called_now]] = t[called_now]
+    finish_trick(s, rows, rules)
+
+
 _NEXT_FLAT = {p: table.reshape(-1) for p, table in NEXT_ACTIVE.items()}
+# _FIRST_OUT[P][out]: the lowest seat in the sit-out bitmask ``out`` (0 if none).
+_FIRST_OUT = {
+    p: np.array([(o & -o).bit_length() - 1 if o else 0 for o in range(1 << p)]) for p in NEXT_ACTIVE
+}
 _STRENGTH_FLAT = cards.STRENGTH.reshape(-1)
 _STRENGTH_ROW = cards.STRENGTH.shape[2]  # C + 1 entries per (trump, led)
 # _STRENGTH_KEY[trump, led] + card: flat index of STRENGTH[trump, led, card + 1].
