@@ -69,7 +69,7 @@ def test_random_playouts_keep_the_vector_env_equal_to_single_envs(
     played = []
     real = engine.play_out_random
 
-    def spy(s, rows, counters, rules):  # noqa: ANN001, ANN202
+    def spy(s, rows, counters, rules):  # type: ignore[no-untyped-def]
         played.append(rows.size)
         return real(s, rows, counters, rules)
 
