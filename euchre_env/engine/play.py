@@ -11,7 +11,7 @@ from euchre_env import cards
 from euchre_env.actions import PLAY_BASE, Phase
 from euchre_env.engine import deal
 from euchre_env.engine.masks import play_bits, refresh, sample_bits
-from euchre_env.engine.tables import NEXT_ACTIVE, NUM_ACTIVE, SEAT_BIT
+from euchre_env.engine.tables import FOLLOWERS, NEXT_ACTIVE, NUM_ACTIVE, SEAT_BIT
 from euchre_env.rules import NUM_TRICKS, RulesConfig
 from euchre_env.state import State
 
@@ -84,56 +84,58 @@ def play_out_random(s: State, rows: np.ndarray, counters: np.ndarray, rules: Rul
     """
     p = rules.num_players
     s.hand_over[rows] = False
-    out = s.out[rows]
-    size = NUM_ACTIVE[p][out].astype(np.int64)  # (n,) cards in a trick
-    played = (NUM_TRICKS - s.trick_no[rows]) * size
-    k = int(size.max())
-    draws = np.arange(k, dtype=np.uint64) * deal.GOLDEN  # (k,) a trick's draws, from its first
-    step = size.astype(np.uint64) * deal.GOLDEN  # (n,) to the next trick's first draw
-    # Tricks of fewer than k cards get filler slots: no card, at a seat that sits out.
-    filler = None if size.min() == k else (np.arange(1, k) >= size[:, None], _FIRST_OUT[p][out])
-    g, c = rows, counters
-    while g.size:
-        _random_trick(s, g, deal.splitmix_uniform(c[:, None] + draws), filler, rules)
-        c = c + step
-        live = s.phase[g] == Phase.PLAY  # a table whose hand ended drops out
-        if not live.all():
-            g, c, step = g[live], c[live], step[live]
-            if filler is not None:
-                filler = (filler[0][live], filler[1][live])
+    size = NUM_ACTIVE[p][s.out[rows]].astype(np.int64)  # (n,) cards in a trick
+    left = NUM_TRICKS - s.trick_no[rows].astype(np.int64)  # (n,) tricks left
+    played = left * size
+    k, most = int(size.max()), int(left.max())
+    # u[i, j]: the uniform of the j-th draw from now at table rows[i].
+    u = deal.splitmix_uniform(counters[:, None] + np.arange(most * k, dtype=np.uint64) * deal.GOLDEN)
+    # A trick of fewer than k cards gets filler slots: no card, at a seat that sits out (see FOLLOWERS).
+    short = None if size.min() == k else np.arange(1, k) >= size[:, None]  # (n, k - 1)
+    g, cols = rows, np.arange(k)
+    for trick in range(most):
+        if trick and left.min() <= trick:  # tables whose hand ended drop out
+            keep = left > trick
+            g, u, size, left = g[keep], u[keep], size[keep], left[keep]
+            short = None if short is None else short[keep]
+        if short is None:
+            ut = u[:, trick * k : (trick + 1) * k]
+        else:
+            ut = np.take_along_axis(u, trick * size[:, None] + cols, axis=1)
+        _random_trick(s, g, ut, short, rules)
     refresh(s, rules, rows)
     return played
 
 
 def _random_trick(
-    s: State, rows: np.ndarray, u: np.ndarray, filler: tuple | None, rules: RulesConfig
+    s: State, rows: np.ndarray, u: np.ndarray, short: np.ndarray | None, rules: RulesConfig
 ) -> None:
     """One whole trick at ``rows``: the leader's card drawn with ``u[:, 0]``, the followers' with ``u[:, 1:]``.
 
-    ``u``: (n, k) uniforms. ``filler``: None, or ((n, k - 1) bool follower
-    slots past a table's trick size, (n,) a seat that sits out there).
+    ``u``: (n, k) uniforms. ``short``: None, or (n, k - 1) bool: follower
+    slots past a table's trick size (no card).
     """
     p = rules.num_players
     n, k = u.shape
-    seats = np.empty((n, k), np.intp)  # leader first, then the followers in turn order
-    seats[:, 0] = lead = s.turn[rows]
+    lead = s.turn[rows]
     base = rows * p
     hand = s.hands.reshape(-1)[base + lead].astype(np.uint64)  # nothing led yet: any card
-    picks = np.empty((n, k), np.int64)
-    picks[:, 0] = sample_bits(PLAY_BASE, hand, u[:, 0])
+    card = np.empty((n, k), np.int64)
+    card[:, 0] = sample_bits(PLAY_BASE, hand, u[:, 0]) - PLAY_BASE
     trump = s.trump[rows]
-    led = cards.EFFECTIVE_SUIT[trump, picks[:, 0] - PLAY_BASE]
-    out = s.out[rows].astype(np.intp) * p
-    for j in range(1, k):
-        seats[:, j] = _NEXT_FLAT[p][out + seats[:, j - 1]]
-    if filler is not None:
-        seats[:, 1:][filler[0]] = np.broadcast_to(filler[1][:, None], filler[0].shape)[filler[0]]
+    led = cards.EFFECTIVE_SUIT[trump, card[:, 0]]
+    seats = np.empty((n, k), np.intp)  # the leader, then the followers in turn order
+    seats[:, 0] = lead
+    seats[:, 1:] = FOLLOWERS[p][s.out[rows].astype(np.intp) * p + lead, : k - 1]
     hands = s.hands.reshape(-1)[base[:, None] + seats[:, 1:]].astype(np.uint64)  # (n, k - 1)
     bits = play_bits(hands, trump[:, None], led[:, None])
-    if filler is not None:
-        bits[filler[0]] = 0  # sample_bits gives -1: no card
-    picks[:, 1:] = sample_bits(PLAY_BASE, bits.reshape(-1), u[:, 1:].reshape(-1)).reshape(n, k - 1)
-    apply_trick(s, rows, seats, np.where(picks >= 0, picks - PLAY_BASE, -1), led, rules)
+    if short is not None:
+        bits[short] = 0  # sample_bits gives -1: no card
+    follow = sample_bits(PLAY_BASE, bits.reshape(-1), u[:, 1:].reshape(-1))
+    card[:, 1:] = (follow if PLAY_BASE == 0 else np.where(follow >= 0, follow - PLAY_BASE, -1)).reshape(
+        n, k - 1
+    )
+    apply_trick(s, rows, seats, card, led, rules)
 
 
 def apply_trick(
@@ -165,10 +167,6 @@ def apply_trick(
 
 
 _NEXT_FLAT = {p: table.reshape(-1) for p, table in NEXT_ACTIVE.items()}
-# _FIRST_OUT[P][out]: the lowest seat in the sit-out bitmask ``out`` (0 if none).
-_FIRST_OUT = {
-    p: np.array([(o & -o).bit_length() - 1 if o else 0 for o in range(1 << p)]) for p in NEXT_ACTIVE
-}
 _STRENGTH_FLAT = cards.STRENGTH.reshape(-1)
 _STRENGTH_ROW = cards.STRENGTH.shape[2]  # C + 1 entries per (trump, led)
 # _STRENGTH_KEY[trump, led] + card: flat index of STRENGTH[trump, led, card + 1].

@@ -37,12 +37,29 @@ def _make_next_active(num_players: int) -> np.ndarray:
 
 def _make_num_active(num_players: int) -> np.ndarray:
     """NUM_ACTIVE[P][out]: seats that play, i.e. cards in a full trick. Shape (2**P,)."""
-    return np.array(
-        [num_players - out.bit_count() for out in range(1 << num_players)], dtype=np.int8
-    )
+    return np.array([num_players - out.bit_count() for out in range(1 << num_players)], dtype=np.int8)
+
+
+def _make_followers(num_players: int, next_active: np.ndarray) -> np.ndarray:
+    """FOLLOWERS[P][out * P + leader]: the seats that play after ``leader``, in turn order.
+
+    A trick with seats sitting out is padded with the lowest of them (a filler
+    slot: no card). Shape (2**P * P, P - 1), int8.
+    """
+    table = np.zeros(((1 << num_players) * num_players, num_players - 1), dtype=np.int8)
+    for out in range(1 << num_players):
+        filler = (out & -out).bit_length() - 1 if out else 0
+        for leader in range(num_players):
+            seats, seat = [], int(next_active[out, leader])
+            while seat != leader and len(seats) < num_players - 1:
+                seats.append(seat)
+                seat = int(next_active[out, seat])
+            table[out * num_players + leader] = seats + [filler] * (num_players - 1 - len(seats))
+    return table
 
 
 NEXT_ACTIVE = {p: _make_next_active(p) for p in (4, 5)}
+FOLLOWERS = {p: _make_followers(p, NEXT_ACTIVE[p]) for p in (4, 5)}
 NUM_ACTIVE = {p: _make_num_active(p) for p in (4, 5)}
 SEAT_BIT = (1 << np.arange(8)).astype(np.uint8)  # (8,) seat -> bit in ``out``/``winners``
 
