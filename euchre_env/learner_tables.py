@@ -34,9 +34,10 @@ import numpy as np
 from euchre_env import engine
 from euchre_env.actions import NUM_ACTIONS, Phase, describe
 from euchre_env.encoding import encode
-from euchre_env.engine import IllegalActionError, expand, is_legal, legal_bits
+from euchre_env.engine import IllegalActionError, expand, is_legal, legal_bits, sample_bits
 from euchre_env.engine.deal import splitmix64 as mix
 from euchre_env.engine.deal import splitmix_uniform
+from euchre_env.engine.tables import SEAT_BIT
 from euchre_env.policies import Opponents, RandomPolicy, normalize_opponents
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
@@ -112,6 +113,7 @@ class LearnerTables:
         self.keyed = False
         self.episode = np.zeros(b, np.uint64)  # episodes started per table
         self.seat = np.zeros(b, np.int8)
+        self.seat_bit = np.ones(b, np.uint8)  # SEAT_BIT[seat]: the learner's bit in ``state.out``
         self.stream = np.zeros(b, np.uint64)  # (engine_seed ^ OPP_SALT) + decisions so far * GOLDEN
         self.fresh = np.zeros(b, bool)  # the learner has not acted yet this episode
         self.reward = np.zeros(b, np.float32)
@@ -174,6 +176,7 @@ class LearnerTables:
             self.seat[rows] = mix(ep_seed ^ SEAT_SALT) % np.uint64(self.rules.num_players)
         else:
             self.seat[rows] = self.fixed_seat
+        self.seat_bit[rows] = SEAT_BIT[self.seat[rows]]
         self.stream[rows] = ep_seed ^ OPP_SALT
         self.fresh[rows] = True
         self.reward[rows] = 0.0
@@ -286,12 +289,11 @@ class LearnerTables:
         self._restart_hopeless(rows)
         later: list[np.ndarray] = []  # tables left for the playout
         while True:
-            turn, seat = s.turn[rows], self.seat[rows]
-            need = (turn >= 0) & (turn != seat)
+            turn = s.turn[rows]
             # A table that waits on no opponent now (learner to act, or done) drops out for the rest of the call.
-            rows, turn, seat = rows[need], turn[need], seat[need]
+            rows = rows[(turn >= 0) & (turn != self.seat[rows])]
             if self._lone_hands:
-                sits_out = ((s.out[rows] >> seat.astype(np.uint8)) & 1).view(bool)
+                sits_out = (s.out[rows] & self.seat_bit[rows]).astype(bool)
                 if sits_out.any():
                     if self.rules.episode == "hand" and self._restart_hopeless(rows[sits_out]):
                         continue  # new hands at some of rows: look again at what they wait on
@@ -299,8 +301,7 @@ class LearnerTables:
                         ready = sits_out & (s.phase[rows] == _PLAY) & (s.n_played[rows] == 0)
                         if ready.any():
                             later.append(rows[ready])
-                            keep = ~ready
-                            rows, turn, seat = rows[keep], turn[keep], seat[keep]
+                            rows = rows[~ready]
             if not rows.size:
                 if not later:
                     return
@@ -308,14 +309,13 @@ class LearnerTables:
                 later.clear()
                 self._restart_hopeless(self._play_out(rows))
                 continue  # in a game the next hand is dealt: its bidding goes on in these rounds
-            acts = self._opponent_actions(rows, turn, seat)
+            stream = self.stream[rows]
+            acts = self._opponent_actions(rows, stream)
             try:
-                ended = self._step_rows(
-                    rows, acts, check=not self._all_random
-                )  # sample_bits draws legal actions
+                ended = self._step_rows(rows, acts, check=not self._all_random)  # sample_bits draws are legal
             except IllegalActionError:
-                raise self._illegal_opponent(rows, acts, turn, seat) from None
-            self.stream[rows] += GOLDEN
+                raise self._illegal_opponent(rows, acts) from None
+            self.stream[rows] = stream + GOLDEN
             self.opponent_decisions += rows.size
             if ended.size:
                 self._restart_hopeless(ended)
@@ -344,21 +344,23 @@ class LearnerTables:
         s = self.state
         hopeless = s.phase[rows] == _DONE
         if self.rules.episode == "hand":
-            sits_out = (s.out[rows] >> self.seat[rows].astype(np.uint8)) & 1
-            hopeless |= sits_out.astype(bool)
+            hopeless |= (s.out[rows] & self.seat_bit[rows]).astype(bool)
         rows = rows[hopeless]
         if not rows.size:
             return False
         engine.reset_rows(s, rows, self._next_episodes(rows), self.rules)
         return True
 
-    def _opponent_actions(self, rows: np.ndarray, turn: np.ndarray, seat: np.ndarray) -> np.ndarray:
-        """(n,) int64 actions at tables ``rows`` (seat ``turn`` to act, learner at ``seat``): one batched call per policy."""
+    def _opponent_actions(self, rows: np.ndarray, stream: np.ndarray) -> np.ndarray:
+        """(n,) int64 actions at tables ``rows`` (``stream``: their draw positions): one batched call per policy."""
         s = self.state
+        if self._all_random:  # one RandomPolicy: its act_bits is sample_bits
+            return sample_bits(s.mask_base[rows], s.mask_bits[rows], splitmix_uniform(stream))
         if len(self._groups) == 1:
             calls = [(self._groups[0], slice(None))]
         else:
-            group = self._group_of_rel[(turn.astype(np.int64) - seat) % self.rules.num_players]
+            rel = (s.turn[rows].astype(np.int64) - self.seat[rows]) % self.rules.num_players
+            group = self._group_of_rel[rel]
             calls = [(policy, np.flatnonzero(group == g)) for g, policy in enumerate(self._groups)]
         acts = np.empty(rows.size, np.int64)
         for policy, k in calls:
@@ -367,8 +369,7 @@ class LearnerTables:
                 continue
             fast = getattr(policy, "act_bits", None)
             if fast is not None:
-                u = splitmix_uniform(self.stream[r])  # (n,) in [0, 1)
-                a = fast(s.mask_base[r], s.mask_bits[r], u)
+                a = fast(s.mask_base[r], s.mask_bits[r], splitmix_uniform(stream[k]))  # u: (n,) in [0, 1)
             else:
                 obs = encode(s.take(r), s.turn[r], self.rules, np.float32)
                 a = policy.act(obs, expand(s.mask_base[r], s.mask_bits[r]), self.opponent_rng)
@@ -384,14 +385,12 @@ class LearnerTables:
             )
         return arr.astype(np.int64, copy=False)
 
-    def _illegal_opponent(
-        self, rows: np.ndarray, acts: np.ndarray, turn: np.ndarray, seat: np.ndarray
-    ) -> IllegalActionError:
+    def _illegal_opponent(self, rows: np.ndarray, acts: np.ndarray) -> IllegalActionError:
         """The error for an opponent policy that chose an illegal action (slow path)."""
         s = self.state
         base, bits = s.mask_base[rows], s.mask_bits[rows]
         k = int(np.flatnonzero(~is_legal(acts, base, bits))[0])
-        rel = (int(turn[k]) - int(seat[k])) % self.rules.num_players
+        rel = (int(s.turn[rows[k]]) - int(self.seat[rows[k]])) % self.rules.num_players
         policy = self.opponents[rel - 1]
         return IllegalActionError(
             f"opponent policy {policy!r} (relative seat {rel}) chose illegal action {int(acts[k])} at table "
