@@ -159,6 +159,20 @@ def _select16() -> np.ndarray:
     return _SELECT16
 
 
+_SELECT32: np.ndarray | None = None
+_TWO_WORDS = np.uint64(1 << 32)
+_HIGH_HALF = 1 << 20  # in _select32: where the high word's entries start (65536 * 16)
+
+
+def _select32() -> np.ndarray:
+    """SELECT16 flattened, then again plus 16: entry ``w * 16 + k`` (+ ``_HIGH_HALF`` for the high word)."""
+    global _SELECT32
+    if _SELECT32 is None:
+        low = _select16().reshape(-1)
+        _SELECT32 = np.concatenate([low, low + 16])
+    return _SELECT32
+
+
 def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Pick the legal action of rank ``floor(u * count)`` among the set bits.
 
@@ -174,18 +188,14 @@ def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray
     """
     b = bits.shape[0]
     words = bits.astype("<u8", copy=False).view("<u2").reshape(b, 4)  # (B, 4) 16-bit words, low first
-    if not words[:, 2:].any():  # every set within 32 bits (all but five-handed CALL): two words
-        pop = _POP16[words[:, :2]]
-        c1 = pop[:, 0]
-        count = c1 + pop[:, 1]
-        k = np.minimum((u * count).astype(np.int16), np.maximum(count - 1, 0))  # rank wanted
+    if bits.max(initial=0) < _TWO_WORDS:  # every set within 32 bits (all but five-handed CALL)
+        w0, w1 = words[:, 0], words[:, 1]
+        c1 = _POP16[w0]
+        count = c1 + _POP16[w1]
+        k = np.minimum((u * count).astype(np.int16), count - 1)  # rank wanted (-1 for an empty set)
         hi = k >= c1
-        word = np.where(hi, words[:, 1], words[:, 0])
-        pos = (
-            np.where(hi, 16, 0)
-            + _select16().reshape(-1)[word.astype(np.intp) * 16 + (k - np.where(hi, c1, 0))]
-        )
-        return np.where(count > 0, base + pos, -1)  # int64
+        at = np.where(hi, w1.astype(np.intp) * 16 + (k - c1) + _HIGH_HALF, w0.astype(np.intp) * 16 + k)
+        return np.where(count > 0, np.add(base, _select32()[at], dtype=np.int64), -1)  # int64
     pop = _POP16[words]  # (B, 4)
     c1 = pop[:, 0]
     c2 = c1 + pop[:, 1]
