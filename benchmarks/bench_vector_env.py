@@ -45,9 +45,11 @@ def instrument_engine() -> None:
     engine.step_rows = _timed("engine.step_rows", engine.step_rows)
     engine.init_state = _timed("engine.init_state", engine.init_state)
     engine.reset_rows = _timed("engine.reset_rows", engine.reset_rows)
+    engine.play_out_random = _timed("engine.play_out_random", engine.play_out_random)
     learner_tables.encode = _timed("encoding.encode", learner_tables.encode)
     learner_tables.expand = _timed("engine.expand", learner_tables.expand)
     policies.sample_bits = _timed("engine.sample_bits", policies.sample_bits)
+    learner_tables.sample_bits = _timed("engine.sample_bits", learner_tables.sample_bits)
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
