@@ -8,7 +8,11 @@ decisions the opponents move in *rounds*: each round makes one batched call
 per distinct opponent policy (on the tables where that policy's seat is to act)
 and one ``engine.step_rows`` on just the tables still waiting on an opponent;
 tables already at a learner decision (or done) drop out of the remaining
-rounds. Finished tables restart in place (``engine.reset_rows``).
+rounds. Finished tables restart in place (``engine.reset_rows``). When every
+opponent is a :class:`~euchre_env.policies.RandomPolicy`, a four-handed table
+whose learner sits out a lone hand leaves the rounds when its card play begins;
+such tables finish their hands together at the end, a whole trick per array
+operation (``engine.play_out_random``, the same cards as one round per card).
 
 Seeding is counter-based, so a table plays the same alone or in a batch:
 
