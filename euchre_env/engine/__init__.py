@@ -320,7 +320,7 @@ def _dispatch(s: State, rows: np.ndarray, a: np.ndarray, phase_of: np.ndarray, r
         else:
             mine = phase_of == phase
             thrown = handler(s, rows[mine], a[mine], rules)
-        if thrown:
+        if thrown and thrown[0].size:
             play.end_hand(s, thrown[0], rules, thrown_in=True)
 
 

@@ -196,7 +196,7 @@ def finish_trick(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
 
 
 def hand_points(s: State, rows: np.ndarray, rules: RulesConfig) -> np.ndarray:
-    """Points each seat scores for the finished hand (RULES-NOTES 13, 17).
+    """Points each seat scores for the finished hand (RULES-NOTES 13, 17, 18).
 
     The side is the maker plus the partner (fixed partner four-handed; the
     called card's holder five-handed, none if alone or the card is in the kitty).
@@ -206,19 +206,35 @@ def hand_points(s: State, rows: np.ndarray, rules: RulesConfig) -> np.ndarray:
     Returns:
         Int8 array of shape ``(n, P)``.
     """
-    seats = np.arange(rules.num_players)
-    maker = s.maker[rows, None]
+    maker = s.maker[rows]
     if rules.called_card:
-        side = (seats == maker) | (seats == s.partner[rows, None])
+        seats = np.arange(rules.num_players)
+        side = (seats == maker[:, None]) | (seats == s.partner[rows, None])
     else:
-        side = seats % 2 == maker % 2
+        side = _SAME_SIDE[maker]
     side_tricks = (s.tricks_won[rows] * side).sum(axis=1)
-    alone = s.alone[rows]
-    made = side_tricks >= 3
-    win = np.where(side_tricks == 5, np.where(alone, 4, 2), 1)
-    euchre = np.where(alone & (s.defender_alone[rows] >= 0), 4, 2)
-    pts = np.where(side, np.where(made, win, 0)[:, None], np.where(made, 0, euchre)[:, None])
-    return pts.astype(np.int8)
+    pair = _HAND_POINTS[side_tricks * 4 + s.alone[rows] * 2 + (s.defender_alone[rows] >= 0)]  # (n, 2)
+    return np.where(side, pair[:, :1], pair[:, 1:])
+
+
+def _make_hand_points() -> np.ndarray:
+    """_HAND_POINTS[side_tricks * 4 + alone * 2 + lone_defender]: (each side member's points, each defender's)."""
+    table = np.zeros((6 * 4, 2), np.int8)
+    for tricks in range(6):
+        for alone in (0, 1):
+            for lone_defender in (0, 1):
+                if tricks >= 3:
+                    points = ((4 if alone else 2) if tricks == 5 else 1, 0)
+                else:
+                    points = (0, 4 if alone and lone_defender else 2)
+                table[tricks * 4 + alone * 2 + lone_defender] = points
+    return table
+
+
+_HAND_POINTS = _make_hand_points()
+_SAME_SIDE = (
+    np.arange(4) % 2 == np.arange(4)[:, None] % 2
+)  # (4, 4) four-handed: [maker, seat] on the maker's side
 
 
 def end_hand(s: State, rows: np.ndarray, rules: RulesConfig, thrown_in: bool = False) -> None:
