@@ -358,7 +358,7 @@ class LearnerTables:
     def _opponent_actions(self, rows: np.ndarray, stream: np.ndarray) -> np.ndarray:
         """(n,) int64 actions at tables ``rows`` (``stream``: their draw positions): one batched call per policy."""
         s = self.state
-        if self._all_random:  # one RandomPolicy: its act_bits is sample_bits
+        if self._all_random:  # every opponent a RandomPolicy, whose act_bits is sample_bits: one call
             return sample_bits(s.mask_base[rows], s.mask_bits[rows], splitmix_uniform(stream))
         if len(self._groups) == 1:
             calls = [(self._groups[0], slice(None))]
