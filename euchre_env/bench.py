@@ -41,8 +41,13 @@ def engine_random_play(
     step advances every table: legal set -> random choice -> step. With
     ``bool_masks`` the choice is made from the expanded ``(B, A)`` bool mask.
     """
-    game = make_rules(rules.variant, stick_the_dealer=rules.stick_the_dealer,
-                      defend_alone=rules.defend_alone, episode="game", points_to_win=1000)
+    game = make_rules(
+        rules.variant,
+        stick_the_dealer=rules.stick_the_dealer,
+        defend_alone=rules.defend_alone,
+        episode="game",
+        points_to_win=1000,
+    )
     rng = np.random.default_rng(seed)
     state = engine.init_state(game, batch_size, rng=rng)
 
@@ -240,8 +245,11 @@ def bench_engine(seconds: float, repeats: int, batch_sizes: tuple[int, ...] = BA
             rows[b] = _best_rate(engine_random_play(rules, b), seconds, repeats)
         full = _best_rate(engine_random_play(rules, 4096, bool_masks=True), seconds, repeats)
         state = engine.init_state(rules, 8, rng=np.random.default_rng(0))
-        results[variant] = {"decisions_per_s": rows, "full_mask_4096": full,
-                            "state_bytes_per_table": state.nbytes_per_table}
+        results[variant] = {
+            "decisions_per_s": rows,
+            "full_mask_4096": full,
+            "state_bytes_per_table": state.nbytes_per_table,
+        }
     return results
 
 
@@ -254,7 +262,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--json", type=str, default=None, help="also write the figures to this file")
     ap.add_argument("--engine-only", action="store_true", help="skip the environment figures")
     args = ap.parse_args(argv)
-    out: dict[str, Any] = {"machine": platform.processor() or platform.machine(), "python": platform.python_version()}
+    out: dict[str, Any] = {
+        "machine": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+    }
     ref_tensor = openspiel_random_play(args.seconds, read_tensor=True)
     ref_cpp = openspiel_cpp_random(args.seconds)
     out["reference"] = {

@@ -65,8 +65,7 @@ def parse(text: str) -> int:
     rank_txt = _RANK_ALIASES.get(rank_txt, rank_txt)
     if len(rank_txt) != 1 or rank_txt not in RANK_CHARS or suit_txt not in SUIT_CHARS:
         raise ValueError(
-            f"unknown card {text!r}: expected a rank in 8 9 10/T J Q K A "
-            f"then a suit in C D H S or ♣ ♦ ♥ ♠"
+            f"unknown card {text!r}: expected a rank in 8 9 10/T J Q K A then a suit in C D H S or ♣ ♦ ♥ ♠"
         )
     return card_id(RANK_CHARS.index(rank_txt), SUIT_CHARS.index(suit_txt))
 

@@ -105,9 +105,7 @@ class State:
     @staticmethod
     def concatenate(states: list[State]) -> State:
         """Stack several states along the batch axis."""
-        return State(
-            **{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in fields(State)}
-        )
+        return State(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in fields(State)})
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON-able dict: ``{"format", "fields": {name: {"dtype", "shape", "data"}}}``."""
