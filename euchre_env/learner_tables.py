@@ -330,7 +330,7 @@ class LearnerTables:
         Returns ``rows`` (whose hands all ended).
         """
         stream = self.stream[rows]
-        played = engine.play_out_random(self.state, rows, stream, self.rules)
+        played = engine.play_out_random(self.state, rows, stream, self.rules, check=False)
         self.stream[rows] = stream + played.astype(np.uint64) * GOLDEN
         self.opponent_decisions += int(played.sum())
         return self._credit(rows)

@@ -9,6 +9,8 @@ same draws, so any difference in cards, tricks, scores or the next deal shows.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -84,3 +86,23 @@ def test_play_out_random_rows_in_any_order_and_others_untouched() -> None:
     assert b.take(rows[order]) == a.take(rows[order])
     others = np.setdiff1d(np.arange(400), rows[order])
     assert b.take(others) == s.take(others)
+
+
+def test_play_out_random_rejects_bad_input_and_changes_nothing() -> None:
+    """Wrong shapes or dtypes, and a table that is not at the start of a trick, get a specific error."""
+    rules = make_rules("four_handed")
+    s, rows = _tables_at_trick_starts(rules, 50, seed=2)
+    mid_trick = rows[:1]  # one card into its trick
+    E.step_rows(s, mid_trick, E.sample_legal(s.take(mid_trick), rules, np.random.default_rng(0)), rules)
+    rows = rows[1:]
+    counters = np.zeros(rows.size, np.uint64)
+    before = s.copy()
+    with pytest.raises(ValueError, match=re.escape("rows (n,) int64 and counters (n,) uint64")):
+        E.play_out_random(s, rows.astype(np.int32), counters, rules)
+    with pytest.raises(ValueError, match=re.escape("rows (n,) int64 and counters (n,) uint64")):
+        E.play_out_random(s, rows, counters[:-1], rules)
+    with pytest.raises(ValueError, match="table indices"):
+        E.play_out_random(s, np.array([50]), np.zeros(1, np.uint64), rules)
+    with pytest.raises(ValueError, match=f"table {mid_trick[0]} is not at the start of a trick"):
+        E.play_out_random(s, np.concatenate([rows, mid_trick]), np.zeros(rows.size + 1, np.uint64), rules)
+    assert s == before

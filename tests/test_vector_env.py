@@ -69,9 +69,9 @@ def test_random_playouts_keep_the_vector_env_equal_to_single_envs(
     played = []
     real = engine.play_out_random
 
-    def spy(s, rows, counters, rules):  # type: ignore[no-untyped-def]
+    def spy(s, rows, counters, rules, **kwargs):  # type: ignore[no-untyped-def]
         played.append(rows.size)
-        return real(s, rows, counters, rules)
+        return real(s, rows, counters, rules, **kwargs)
 
     monkeypatch.setattr(engine, "play_out_random", spy)
     _assert_equals_single_envs("four_handed", settings, n=64, steps=40)

@@ -61,7 +61,9 @@ def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) ->
         finish_trick(s, rows[full], rules)
 
 
-def play_out_random(s: State, rows: np.ndarray, counters: np.ndarray, rules: RulesConfig) -> np.ndarray:
+def play_out_random(
+    s: State, rows: np.ndarray, counters: np.ndarray, rules: RulesConfig, *, check: bool = True
+) -> np.ndarray:
     """Finish the hand at tables ``rows`` with uniformly random legal cards, in place (a random playout).
 
     The ``j``-th card played from now at table ``rows[i]`` is the legal card of
@@ -78,10 +80,18 @@ def play_out_random(s: State, rows: np.ndarray, counters: np.ndarray, rules: Rul
         rows: (n,) int64 distinct tables in PLAY, each at the start of a trick.
         counters: (n,) uint64 stream positions of the next draw.
         rules: the game's rules.
+        check: validate the arguments (a caller that picked ``rows`` by these
+            conditions itself may pass False).
 
     Returns:
         (n,) int64 cards played at each table (the next draw is at ``counters + played * golden``).
+
+    Raises:
+        ValueError: ``rows``/``counters`` have the wrong shape or dtype, or a
+            table is not in card play at the start of a trick (nothing has changed).
     """
+    if check:
+        _check_play_out(s, rows, counters)
     p = rules.num_players
     s.hand_over[rows] = False
     size = NUM_ACTIVE[p][s.out[rows]].astype(np.int64)  # (n,) cards in a trick
@@ -105,6 +115,33 @@ def play_out_random(s: State, rows: np.ndarray, counters: np.ndarray, rules: Rul
         _random_trick(s, g, ut, short, rules)
     refresh(s, rules, rows)
     return played
+
+
+def _check_play_out(s: State, rows: np.ndarray, counters: np.ndarray) -> None:
+    if not (
+        isinstance(rows, np.ndarray)
+        and isinstance(counters, np.ndarray)
+        and rows.ndim == 1
+        and rows.dtype == np.int64
+        and counters.shape == rows.shape
+        and counters.dtype == np.uint64
+    ):
+        raise ValueError(
+            "play_out_random needs rows (n,) int64 and counters (n,) uint64, got "
+            f"{getattr(rows, 'dtype', type(rows).__name__)} {np.shape(rows)} and "
+            f"{getattr(counters, 'dtype', type(counters).__name__)} {np.shape(counters)}"
+        )
+    if not rows.size:
+        raise ValueError("play_out_random needs at least one table")
+    if rows.min() < 0 or rows.max() >= s.batch_size:
+        raise ValueError(f"play_out_random: rows must be table indices in 0..{s.batch_size - 1}")
+    bad = (s.phase[rows] != Phase.PLAY) | (s.n_played[rows] != 0)
+    if bad.any():
+        row = int(rows[np.flatnonzero(bad)[0]])
+        raise ValueError(
+            f"play_out_random: table {row} is not at the start of a trick in card play "
+            f"(phase {Phase(s.phase[row]).name}, {int(s.n_played[row])} cards played to the trick)"
+        )
 
 
 def _random_trick(
