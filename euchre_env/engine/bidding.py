@@ -30,13 +30,14 @@ def apply_bid_upcard(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConf
     """
     order = rows[a == ORDER_UP]
     if order.size:
-        up = s.upcard[order]
+        up = s.upcard[order].astype(np.intp)  # intp indices: see engine.masks
+        dealer = s.dealer[order]
         s.maker[order] = s.turn[order]
         s.trump[order] = cards.CARD_SUIT[up]
-        s.hands[order, s.dealer[order]] |= cards.CARD_BIT[up]
+        s.hands.reshape(-1)[order * rules.num_players + dealer] |= cards.CARD_BIT[up]
         s.kitty[order] &= ~cards.CARD_BIT[up]
         s.phase[order] = Phase.DISCARD
-        s.turn[order] = s.dealer[order]
+        s.turn[order] = dealer
     passed = rows[a != ORDER_UP]
     if passed.size:
         to_round_2 = passed[s.turn[passed] == s.dealer[passed]]
@@ -48,7 +49,7 @@ def apply_bid_upcard(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConf
 def apply_discard(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) -> None:
     """The dealer discards any one of six cards face down, then the maker declares."""
     card = a - DISCARD_BASE
-    s.hands[rows, s.dealer[rows]] &= ~cards.CARD_BIT[card]
+    s.hands.reshape(-1)[rows * rules.num_players + s.dealer[rows]] &= ~cards.CARD_BIT[card]
     s.discard[rows] = card
     s.phase[rows] = _declare_phase(rules)
     s.turn[rows] = s.maker[rows]

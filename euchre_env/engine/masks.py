@@ -11,6 +11,10 @@ Mask semantics (one place):
 * ``legal_action_mask`` expands it to a bool array ``(B, A)``.
 * A live table always has at least one legal action; a finished (``DONE``)
   table has none: ``bits == 0`` and an all-False mask row.
+
+Lookup tables are indexed with ``intp`` arrays throughout the engine
+(``table[field.astype(np.intp)]``, flat rather than 2-D indices): numpy's fancy
+indexing takes a much slower path for ``int8``/``uint8`` index arrays.
 """
 
 from __future__ import annotations
@@ -71,11 +75,12 @@ def compute_legal_bits(
     p = rules.num_players
     pick = (lambda a: a) if rows is None else (lambda a: a[rows])
     phase, turn = pick(s.phase), pick(s.turn)
+    ph = phase.astype(np.intp)  # (see the module docstring)
     at = np.arange(s.batch_size) if rows is None else rows
     flat = at * p + turn  # turn -1 (done) reads a neighbour; masked below
     hand = s.hands.reshape(-1)[flat].astype(np.uint64)  # hand of the seat to act
     # PLAY: the led suit if held, else any card; DISCARD (no card led yet, so follow == hand): any card.
-    bits = np.where(_CARD_PHASE[phase], play_bits(hand, pick(s.trump), pick(s.led)), _FIXED_BITS[phase])
+    bits = np.where(_CARD_PHASE[ph], play_bits(hand, pick(s.trump), pick(s.led)), _FIXED_BITS[ph])
     if rules.called_card:
         in_call = phase == _CALL
         if in_call.any():
@@ -83,9 +88,9 @@ def compute_legal_bits(
     in_suit = phase == _BID_SUIT
     if in_suit.any():
         may_pass = (turn != pick(s.dealer)) | (not rules.stick_the_dealer)
-        names = _ALL_NAMES & ~_NAME_BITS[cards.CARD_SUIT[pick(s.upcard)]]
+        names = _ALL_NAMES & ~_NAME_BITS[cards.CARD_SUIT[pick(s.upcard).astype(np.intp)].astype(np.intp)]
         bits = np.where(in_suit, names | may_pass.astype(np.uint64), bits)
-    return _PHASE_BASE_I8[phase], bits
+    return _PHASE_BASE_I8[ph], bits
 
 
 def play_bits(hand: np.ndarray, trump: np.ndarray, led: np.ndarray) -> np.ndarray:
@@ -98,7 +103,7 @@ def play_bits(hand: np.ndarray, trump: np.ndarray, led: np.ndarray) -> np.ndarra
     Returns:
         uint64 array of ``hand``'s shape.
     """
-    follow = hand & _FOLLOW[trump * 5 + led + 1]  # cards of the led suit
+    follow = hand & _FOLLOW[(trump * 5 + led + 1).astype(np.intp)]  # cards of the led suit
     return np.where(follow != 0, follow, hand)
 
 
@@ -189,12 +194,12 @@ def sample_bits(base: np.ndarray, bits: np.ndarray, u: np.ndarray) -> np.ndarray
     b = bits.shape[0]
     words = bits.astype("<u8", copy=False).view("<u2").reshape(b, 4)  # (B, 4) 16-bit words, low first
     if bits.max(initial=0) < _TWO_WORDS:  # every set within 32 bits (all but five-handed CALL)
-        w0, w1 = words[:, 0], words[:, 1]
+        w0, w1 = words[:, 0].astype(np.intp), words[:, 1].astype(np.intp)
         c1 = _POP16[w0]
         count = c1 + _POP16[w1]
         k = np.minimum((u * count).astype(np.int16), count - 1)  # rank wanted (-1 for an empty set)
         hi = k >= c1
-        at = np.where(hi, w1.astype(np.intp) * 16 + (k - c1) + _HIGH_HALF, w0.astype(np.intp) * 16 + k)
+        at = np.where(hi, w1 * 16 + (k - c1) + _HIGH_HALF, w0 * 16 + k)
         return np.where(count > 0, np.add(base, _select32()[at], dtype=np.int64), -1)  # int64
     pop = _POP16[words]  # (B, 4)
     c1 = pop[:, 0]

@@ -20,7 +20,8 @@ def start_play(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
     """The player left of the dealer leads, skipping a seat that sits out (RULES-NOTES 7)."""
     if not rows.size:
         return
-    lead = NEXT_ACTIVE[rules.num_players][s.out[rows], s.dealer[rows]]
+    p = rules.num_players
+    lead = _NEXT_FLAT[p][s.out[rows].astype(np.intp) * p + s.dealer[rows]]
     s.phase[rows] = Phase.PLAY
     s.leader[rows] = lead
     s.turn[rows] = lead
@@ -48,14 +49,14 @@ def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) ->
     n = s.n_played[rows]
     leads = n == 0
     lead_rows = rows[leads]
-    s.led[lead_rows] = cards.EFFECTIVE_SUIT[s.trump[lead_rows], card[leads]]
+    s.led[lead_rows] = _EFFECTIVE_FLAT[s.trump[lead_rows].astype(np.intp) * cards.NUM_CARDS + card[leads]]
     if rules.called_card:
         called_now = card == s.called[rows]
         s.revealed[rows[called_now]] = t[called_now]
     n = n + 1
     s.n_played[rows] = n
-    out = s.out[rows]
-    s.turn[rows] = _NEXT_FLAT[p][out * p + seat]  # NEXT_ACTIVE[p][out, seat] (out * p < 256), flat is faster
+    out = s.out[rows].astype(np.intp)
+    s.turn[rows] = _NEXT_FLAT[p][out * p + seat]  # NEXT_ACTIVE[p][out, seat]
     full = n == NUM_ACTIVE[p][out]
     if full.any():
         finish_trick(s, rows[full], rules)
@@ -94,7 +95,7 @@ def play_out_random(
         _check_play_out(s, rows, counters)
     p = rules.num_players
     s.hand_over[rows] = False
-    size = NUM_ACTIVE[p][s.out[rows]].astype(np.int64)  # (n,) cards in a trick
+    size = NUM_ACTIVE[p][s.out[rows].astype(np.intp)].astype(np.int64)  # (n,) cards in a trick
     left = NUM_TRICKS - s.trick_no[rows].astype(np.int64)  # (n,) tricks left
     played = left * size
     k, most = int(size.max()), int(left.max())
@@ -160,7 +161,7 @@ def _random_trick(
     card = np.empty((n, k), np.int64)
     card[:, 0] = sample_bits(PLAY_BASE, hand, u[:, 0]) - PLAY_BASE
     trump = s.trump[rows]
-    led = cards.EFFECTIVE_SUIT[trump, card[:, 0]]
+    led = _EFFECTIVE_FLAT[trump.astype(np.intp) * cards.NUM_CARDS + card[:, 0]]
     seats = np.empty((n, k), np.intp)  # the leader, then the followers in turn order
     seats[:, 0] = lead
     seats[:, 1:] = FOLLOWERS[p][s.out[rows].astype(np.intp) * p + lead, : k - 1]
@@ -206,10 +207,9 @@ def apply_trick(
 _NEXT_FLAT = {p: table.reshape(-1) for p, table in NEXT_ACTIVE.items()}
 _STRENGTH_FLAT = cards.STRENGTH.reshape(-1)
 _STRENGTH_ROW = cards.STRENGTH.shape[2]  # C + 1 entries per (trump, led)
-# _STRENGTH_KEY[trump, led] + card: flat index of STRENGTH[trump, led, card + 1].
-_STRENGTH_KEY = (np.arange(cards.STRENGTH.shape[0] * cards.NUM_SUITS) * _STRENGTH_ROW + 1).reshape(
-    -1, cards.NUM_SUITS
-)
+# _STRENGTH_KEY[trump * NUM_SUITS + led] + card: flat index of STRENGTH[trump, led, card + 1].
+_STRENGTH_KEY = np.arange(cards.STRENGTH.shape[0] * cards.NUM_SUITS) * _STRENGTH_ROW + 1
+_EFFECTIVE_FLAT = cards.EFFECTIVE_SUIT.reshape(-1)  # [trump * NUM_CARDS + card]: EFFECTIVE_SUIT[trump, card]
 
 
 def finish_trick(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
@@ -217,7 +217,8 @@ def finish_trick(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
     t = s.trick_no[rows]
     rt = rows * NUM_TRICKS + t  # flat index of (row, trick)
     played = s.trick_cards.reshape(-1, rules.num_players)[rt]  # (n, P), -1 for a seat that sits out
-    power = _STRENGTH_FLAT[_STRENGTH_KEY[s.trump[rows], s.led[rows]][:, None] + played]  # (n, P)
+    key = _STRENGTH_KEY[s.trump[rows].astype(np.intp) * cards.NUM_SUITS + s.led[rows]]
+    power = _STRENGTH_FLAT[key[:, None] + played]  # (n, P)
     winner = power.argmax(axis=1)  # int64; stored as int8
     s.trick_winner.reshape(-1)[rt] = winner
     s.tricks_won.reshape(-1)[rows * rules.num_players + winner] += 1
@@ -248,7 +249,7 @@ def hand_points(s: State, rows: np.ndarray, rules: RulesConfig) -> np.ndarray:
         seats = np.arange(rules.num_players)
         side = (seats == maker[:, None]) | (seats == s.partner[rows, None])
     else:
-        side = _SAME_SIDE[maker]
+        side = _SAME_SIDE[maker.astype(np.intp)]
     side_tricks = (s.tricks_won[rows] * side).sum(axis=1)
     pair = _HAND_POINTS[side_tricks * 4 + s.alone[rows] * 2 + (s.defender_alone[rows] >= 0)]  # (n, 2)
     return np.where(side, pair[:, :1], pair[:, 1:])
