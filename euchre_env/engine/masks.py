@@ -43,6 +43,7 @@ _U64 = np.uint64(64)
 assert NUM_ACTIONS <= 128, "expand packs a legal set into 128 bits"
 _NAME_BITS = np.array([1 << (NAME_SUIT_BASE + s - PASS) for s in range(cards.NUM_SUITS)], np.uint64)
 _ALL_NAMES = np.uint64(sum(int(b) for b in _NAME_BITS))
+_NAMES_BUT = _ALL_NAMES & ~_NAME_BITS[cards.CARD_SUIT]  # [upcard]: the suits that may be named in round 2
 _CALL_ALONE_BIT = np.uint64(1 << (ALONE - CALL_BASE))
 # Phases whose legal set does not depend on the cards: pass/order up, alone/with
 # partner, pass/defend alone. The other phases are filled in by compute_legal_bits.
@@ -88,7 +89,7 @@ def compute_legal_bits(
     in_suit = phase == _BID_SUIT
     if in_suit.any():
         may_pass = (turn != pick(s.dealer)) | (not rules.stick_the_dealer)
-        names = _ALL_NAMES & ~_NAME_BITS[cards.CARD_SUIT[pick(s.upcard).astype(np.intp)].astype(np.intp)]
+        names = _NAMES_BUT[pick(s.upcard).astype(np.intp)]
         bits = np.where(in_suit, names | may_pass.astype(np.uint64), bits)
     return _PHASE_BASE_I8[ph], bits
 

@@ -270,9 +270,8 @@ def _make_hand_points() -> np.ndarray:
 
 
 _HAND_POINTS = _make_hand_points()
-_SAME_SIDE = (
-    np.arange(4) % 2 == np.arange(4)[:, None] % 2
-)  # (4, 4) four-handed: [maker, seat] on the maker's side
+# _SAME_SIDE[maker, seat]: four-handed, the seat is on the maker's side. (4, 4) bool.
+_SAME_SIDE = np.arange(4) % 2 == np.arange(4)[:, None] % 2
 
 
 def end_hand(s: State, rows: np.ndarray, rules: RulesConfig, thrown_in: bool = False) -> None:
