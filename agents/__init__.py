@@ -3,7 +3,7 @@
 ``make_agent(name, rules, **kw)`` builds an agent from a name: ``"random"``,
 ``"heuristic"``, ``"search"`` (the determinised-search agent, when installed),
 ``"trained"`` (the bundled trained model), or ``"<prefix>:<argument>"`` such
-as ``"model:runs/ppo/model.zip"`` for a prefix registered with
+as ``"model:runs/ppo/model.safetensors"`` for a prefix registered with
 ``register_prefix``. Agents in optional modules (search, SB3 models) are
 imported on first use, so ``import agents`` stays light. New agents plug in with
 ``register_agent(name, factory)``; a factory is called as

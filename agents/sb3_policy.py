@@ -1,4 +1,4 @@
-"""``SB3Policy``: a saved (Maskable)PPO model as an agent.
+"""``SB3Policy``: a saved (Maskable)PPO model as an agent, loaded without running code from it.
 
 Any model saved by ``training.train`` (or any stable-baselines3 actor-critic
 zip whose observations are ``encoding.encode`` vectors and whose actions are
@@ -8,13 +8,29 @@ the environments, an entrant of ``training.evaluate`` and a partner in
 only ever takes legal actions::
 
     from agents import make_agent
-    bot = make_agent("model:runs/demo/model.zip", rules)      # a saved run
-    bot = make_agent("model:four_handed", rules)              # a shipped model
-    bot = make_agent("trained", rules)                        # the shipped model of rules.variant
+    bot = make_agent("model:runs/demo/model.safetensors", rules)  # a saved run (data only)
+    bot = make_agent("model:runs/demo/model.zip", rules)          # its SB3 zip, read as data too
+    bot = make_agent("model:four_handed", rules)                  # a shipped model
+    bot = make_agent("trained", rules)                            # the shipped model of rules.variant
 
-Shipped models live in ``agents/models/<variant>.zip``. A model remembers the
-rules it was trained under (``model.euchre_rules``, written by
-``training.train``); loading it for other rules raises ``ValueError``.
+``make_agent("model:<file>")`` picks the loader by file: a ``.safetensors``
+file is an :class:`agents.neural.NeuralAgent`, a ``.zip`` an ``SB3Policy``.
+Shipped models live in ``agents/models/<variant>.safetensors``.
+
+Loading an SB3 zip by path never unpickles anything (SB3's own loader
+unpickles parts of the zip, which can run any code a crafted file holds):
+``policy.pth`` is read with ``torch.load(weights_only=True)``, the ``data``
+entry as plain JSON, and the policy is rebuilt from known classes: an MLP
+actor-critic (``MlpPolicy`` of PPO or MaskablePPO) whose layer sizes come
+from the tensor shapes and whose activation (ReLU or Tanh) is read, not run,
+from the pickled ``policy_kwargs`` (``pickletools``). Anything else is
+refused with a ``ValueError``. ``SB3Policy(path, trust=True)`` (or
+``make_agent("model:<zip>", rules, trust=True)``) uses SB3's full loader
+instead: it RUNS CODE FROM THE FILE, so use it only for files you trust.
+
+A model remembers the rules it was trained under (``model.euchre_rules``,
+written by ``training.train``); loading it for other rules raises ``ValueError``.
+:func:`convert_to_safetensors` turns a zip's actor into a ``.safetensors`` file.
 
 Torch and stable-baselines3 (the ``train`` extra) are imported on first use,
 so importing this module is cheap.
@@ -22,40 +38,79 @@ so importing this module is cheap.
 
 from __future__ import annotations
 
-import copy
+import base64
+import binascii
+import io
+import json
+import pickletools
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent
+from agents.neural import NeuralAgent, PolicyConfig, build_mlp, load_policy, save_policy
+from agents.neural import rules_from_metadata as _rules_from_metadata
+from agents.neural import rules_metadata as _rules_metadata
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
-from euchre_env.rules import RulesConfig, make_rules
+from euchre_env.rules import RulesConfig
 
-__all__ = ["MODELS_DIR", "SB3Policy", "load_model_agent", "register", "resolve_model_path", "rules_metadata"]
+__all__ = [
+    "MODELS_DIR",
+    "SB3Policy",
+    "SB3Zip",
+    "convert_to_safetensors",
+    "load_actor_into",
+    "load_model_agent",
+    "mlp_to_sb3_actor",
+    "pickle_globals",
+    "read_sb3_zip",
+    "register",
+    "resolve_model_path",
+    "rules_metadata",
+    "sb3_actor_to_mlp",
+]
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
-_SETTINGS = ("stick_the_dealer", "defend_alone", "points_to_win")
+MODEL_SUFFIXES = (".safetensors", ".zip")  # in order of preference
+
+# Policy classes the safe loader rebuilds, by the (module, name) their pickle imports.
+POLICY_CLASSES = {
+    ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy"): "maskable",
+    ("stable_baselines3.common.policies", "ActorCriticPolicy"): "actor_critic",
+}
+# Names a pickled ``policy_kwargs`` may import: the activation, and what does not change the network.
+ACTIVATION_CLASSES = {
+    ("torch.nn.modules.activation", "ReLU"): "relu",
+    ("torch.nn.modules.activation", "Tanh"): "tanh",
+}
+_HARMLESS_GLOBALS = {("stable_baselines3.common.torch_layers", "FlattenExtractor")}
+_HARMLESS_MODULES = ("torch.optim.",)  # optimizer_class: not used to act
+_MAX_ENTRY_BYTES = 1 << 30  # refuse zip entries that inflate beyond 1 GiB
+_UNSAFE_HINT = "SB3Policy(path, trust=True) loads it with SB3's own loader, which runs code from the file"
 
 
 def rules_metadata(rules: RulesConfig) -> dict[str, Any]:
     """The JSON-able description of ``rules`` stored in a model (``model.euchre_rules``)."""
-    return {"variant": rules.variant, **{k: getattr(rules, k) for k in _SETTINGS}, "episode": rules.episode}
+    return _rules_metadata(rules)
 
 
 def rules_from_metadata(meta: dict[str, Any]) -> RulesConfig:
     """``RulesConfig`` (one-hand episodes) back from :func:`rules_metadata`."""
-    return make_rules(meta["variant"], **{k: meta[k] for k in _SETTINGS if k in meta})
+    return _rules_from_metadata(meta)
 
 
 def resolve_model_path(name: str | Path, rules: RulesConfig | None = None) -> Path:
-    """The zip file a model name refers to.
+    """The model file a model name refers to.
 
     Args:
-        name: a path (with or without ``.zip``), the name of a shipped model
-            (``"four_handed"``, ``"five_handed"``), or ``""`` for the shipped
-            model of ``rules.variant``.
+        name: a path (with or without ``.safetensors`` / ``.zip``), the name
+            of a shipped model (``"four_handed"``, ``"five_handed"``), or ``""``
+            for the shipped model of ``rules.variant``. Without a suffix a
+            ``.safetensors`` file is preferred to a ``.zip``.
         rules: needed only for ``""``.
 
     Raises:
@@ -66,32 +121,373 @@ def resolve_model_path(name: str | Path, rules: RulesConfig | None = None) -> Pa
         if rules is None:
             raise ValueError("an empty model name means the shipped model of the rules' variant: pass rules")
         text = rules.variant
-    candidates = [Path(text), Path(text + ".zip"), MODELS_DIR / text, MODELS_DIR / f"{text}.zip"]
+    candidates = [Path(text), *(Path(text + s) for s in MODEL_SUFFIXES)]
+    candidates += [MODELS_DIR / text, *(MODELS_DIR / f"{text}{s}" for s in MODEL_SUFFIXES)]
     for path in candidates:
         if path.is_file():
             return path
-    shipped = sorted(p.stem for p in MODELS_DIR.glob("*.zip"))
+    shipped = sorted(p.name for s in MODEL_SUFFIXES for p in MODELS_DIR.glob(f"*{s}"))
     raise ValueError(
-        f"no model file {text!r} (tried {[str(p) for p in candidates]}); shipped models: {shipped}"
+        f"no model file {text!r} (tried {[str(p) for p in candidates]}); shipped models: {shipped} "
+        f"(model files are .safetensors or stable-baselines3 .zip)"
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading an SB3 zip as data
+
+
+@dataclass
+class SB3Zip:
+    """What the safe loader read from an SB3 zip (nothing in it was run).
+
+    Attributes:
+        state: the policy's tensors, float32 on the CPU (``mlp_extractor.policy_net.0.weight``, ...).
+        meta: the model's rules (``euchre_rules``), or None when it has none.
+        policy_class: ``"maskable"`` or ``"actor_critic"`` (see ``POLICY_CLASSES``).
+        activation: ``"relu"`` or ``"tanh"``.
+        obs_size: the observation size the first layers take.
+        pi, vf: hidden layer sizes of the actor and the critic (may be empty).
+    """
+
+    state: dict[str, Any]
+    meta: dict[str, Any] | None
+    policy_class: str
+    activation: str
+    obs_size: int
+    pi: list[int]
+    vf: list[int]
+
+
+def read_sb3_zip(path: str | Path) -> SB3Zip:
+    """Read a stable-baselines3 model zip as data: JSON and tensors only, never a pickle.
+
+    Raises:
+        ValueError: the file is missing, not a zip, its ``policy.pth`` is not
+            plain tensor data, or its policy is not an MLP actor-critic this
+            loader can rebuild (the message names the problem).
+    """
+    path = Path(path)
+    where = repr(str(path))
+    if not path.is_file():
+        raise ValueError(f"model file {where} does not exist")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            missing = [n for n in ("data", "policy.pth") if n not in names]
+            if missing:
+                raise ValueError(f"{where} is not a stable-baselines3 model zip (no {missing} in it)")
+            raw_data, raw_weights = (_read_entry(archive, n, where) for n in ("data", "policy.pth"))
+    except (zipfile.BadZipFile, OSError) as err:
+        raise ValueError(f"{where} is not a stable-baselines3 model zip ({err})") from None
+    data = _parse_data(raw_data, where)
+    state = _load_weights(raw_weights, where)
+    meta = data.get("euchre_rules")
+    if meta is not None and not isinstance(meta, dict):
+        raise ValueError(f"{where}: 'euchre_rules' must be a JSON object, got {type(meta).__name__}")
+    obs_size, pi, vf = _mlp_arch(state, where)
+    return SB3Zip(
+        state=state, meta=meta, policy_class=_policy_class(data, where), activation=_activation(data, where),
+        obs_size=obs_size, pi=pi, vf=vf,
+    )  # fmt: skip
+
+
+def _read_entry(archive: zipfile.ZipFile, name: str, where: str) -> bytes:
+    """The bytes of one zip entry, refusing entries that would inflate beyond ``_MAX_ENTRY_BYTES``."""
+    if archive.getinfo(name).file_size > _MAX_ENTRY_BYTES:
+        raise ValueError(f"{where}: zip entry {name!r} is larger than {_MAX_ENTRY_BYTES} bytes")
+    return archive.read(name)
+
+
+def _parse_data(raw: bytes, where: str) -> dict[str, Any]:
+    """The zip's ``data`` entry as plain JSON (its ``":serialized:"`` strings stay strings)."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as err:
+        raise ValueError(f"{where}: its 'data' entry is not JSON ({err})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: its 'data' entry must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _load_weights(raw: bytes, where: str) -> dict[str, Any]:
+    """``policy.pth`` through ``torch.load(weights_only=True)``: tensors only, float32 on the CPU."""
+    import torch
+
+    try:
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except Exception as err:  # noqa: BLE001 (torch raises many types; each means "not plain tensors")
+        raise ValueError(
+            f"{where}: its policy.pth is not plain tensor data (torch.load(weights_only=True) refused it: "
+            f"{str(err).splitlines()[0] if str(err) else type(err).__name__})"
+        ) from None
+    if not isinstance(state, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()
+    ):
+        raise ValueError(f"{where}: its policy.pth must map names to tensors")
+    bad = sorted(k for k, v in state.items() if not v.is_floating_point())
+    if bad:
+        raise ValueError(f"{where}: tensors {bad} of policy.pth are not floating point")
+    return {k: v.to(torch.float32) for k, v in state.items()}
+
+
+def _layers(state: dict[str, Any], prefix: str, where: str) -> list[int]:
+    """Output sizes of the Linear layers ``prefix.0``, ``prefix.2``, ... (an activation between them)."""
+    sizes = []
+    while f"{prefix}.{2 * len(sizes)}.weight" in state:
+        w = state[f"{prefix}.{2 * len(sizes)}.weight"]
+        if w.ndim != 2:
+            raise ValueError(f"{where}: {prefix}.{2 * len(sizes)}.weight must be 2-D, got {tuple(w.shape)}")
+        sizes.append(int(w.shape[0]))
+    return sizes
+
+
+def _mlp_arch(state: dict[str, Any], where: str) -> tuple[int, list[int], list[int]]:
+    """``(obs_size, pi, vf)`` of an SB3 ``MlpPolicy`` state dict; unknown or missing keys are refused.
+
+    Shapes are checked against the rebuilt network later (``_build_policy``).
+    """
+    pi = _layers(state, "mlp_extractor.policy_net", where)
+    vf = _layers(state, "mlp_extractor.value_net", where)
+    expected = {"action_net.weight", "action_net.bias", "value_net.weight", "value_net.bias"}
+    for prefix, sizes in (("mlp_extractor.policy_net", pi), ("mlp_extractor.value_net", vf)):
+        expected |= {f"{prefix}.{2 * i}.{p}" for i in range(len(sizes)) for p in ("weight", "bias")}
+    unknown, missing = sorted(set(state) - expected), sorted(expected - set(state))
+    if unknown or missing:
+        raise ValueError(
+            f"{where}: not an MLP actor-critic policy of stable-baselines3 "
+            f"(unknown tensors {unknown}, missing tensors {missing}); {_UNSAFE_HINT}"
+        )
+    first = state["mlp_extractor.policy_net.0.weight" if pi else "action_net.weight"]
+    if first.ndim != 2:
+        raise ValueError(f"{where}: the first actor layer must be 2-D, got {tuple(first.shape)}")
+    return int(first.shape[1]), pi, vf
+
+
+def _serialized(data: dict[str, Any], key: str, where: str) -> bytes | None:
+    """The pickle bytes of ``data[key][":serialized:"]`` (only decoded from base64), None if absent."""
+    entry = data.get(key)
+    if not isinstance(entry, dict) or ":serialized:" not in entry:
+        return None
+    try:
+        return base64.b64decode(str(entry[":serialized:"]).encode(), validate=True)
+    except (binascii.Error, ValueError) as err:
+        raise ValueError(f"{where}: its {key!r} entry is not base64 ({err})") from None
+
+
+def _policy_class(data: dict[str, Any], where: str) -> str:
+    """``"maskable"`` or ``"actor_critic"``: the policy class the zip names, read from its pickle."""
+    payload = _serialized(data, "policy_class", where)
+    if payload is None:
+        raise ValueError(f"{where}: its data names no policy_class: not a stable-baselines3 model")
+    found = pickle_globals(payload, where)
+    if len(found) != 1 or found[0] not in POLICY_CLASSES:
+        names = [".".join(g) for g in found]
+        known = [".".join(g) for g in POLICY_CLASSES]
+        raise ValueError(f"{where}: policy class {names} is not one of {known}; {_UNSAFE_HINT}")
+    return POLICY_CLASSES[found[0]]
+
+
+def _activation(data: dict[str, Any], where: str) -> str:
+    """``"relu"`` or ``"tanh"`` from ``policy_kwargs`` (read with pickletools); SB3's Tanh when not given."""
+    payload = _serialized(data, "policy_kwargs", where)
+    if payload is None:
+        kwargs = data.get("policy_kwargs") or {}
+        if not isinstance(kwargs, dict):
+            raise ValueError(f"{where}: 'policy_kwargs' must be a JSON object, got {type(kwargs).__name__}")
+        return "tanh"
+    found = pickle_globals(payload, where)
+    unknown = [
+        ".".join(g)
+        for g in found
+        if g not in ACTIVATION_CLASSES
+        and g not in _HARMLESS_GLOBALS
+        and not g[0].startswith(_HARMLESS_MODULES)
+    ]
+    if unknown:
+        raise ValueError(
+            f"{where}: policy_kwargs names {unknown}, which this loader does not know; {_UNSAFE_HINT}"
+        )
+    acts = {ACTIVATION_CLASSES[g] for g in found if g in ACTIVATION_CLASSES}
+    if len(acts) > 1:
+        raise ValueError(f"{where}: policy_kwargs names more than one activation: {sorted(acts)}")
+    return acts.pop() if acts else "tanh"
+
+
+_MARK = object()
+_STRING_OPS = {
+    "STRING",
+    "BINSTRING",
+    "SHORT_BINSTRING",
+    "UNICODE",
+    "SHORT_BINUNICODE",
+    "BINUNICODE",
+    "BINUNICODE8",
+}
+_BY_CODE = {"EXT1", "EXT2", "EXT4", "PERSID", "BINPERSID"}  # imports a pickle can make without naming them
+
+
+def pickle_globals(payload: bytes, where: str = "pickle") -> list[tuple[str, str]]:
+    """Every ``(module, name)`` a pickle would import, found by walking its opcodes; nothing is run.
+
+    The stack is simulated with ``pickletools``' opcode descriptions so that
+    ``STACK_GLOBAL`` is named by the two strings really under it (memo gets
+    included). A name that cannot be read (not a string, an extension code,
+    a persistent id) is reported as ``("?", opcode)``, which no allowlist holds.
+
+    Raises:
+        ValueError: the bytes are not a well-formed pickle.
+    """
+    found: list[tuple[str, str]] = []
+    stack: list[Any] = []
+    memo: dict[int, Any] = {}
+    try:
+        for op, arg, _ in pickletools.genops(payload):
+            before = [s.name for s in op.stack_before]
+            if op.name == "STACK_GLOBAL":
+                module, name = stack[-2], stack[-1]
+                ok = isinstance(module, str) and isinstance(name, str)
+                found.append((module, name) if ok else ("?", op.name))
+            elif op.name in ("GLOBAL", "INST"):
+                module, _, name = str(arg).partition(" ")
+                found.append((module, name))
+            elif op.name in _BY_CODE:
+                found.append(("?", op.name))
+            if op.name == "MEMOIZE":
+                memo[len(memo)] = stack[-1]
+                continue
+            if op.name in ("PUT", "BINPUT", "LONG_BINPUT"):
+                memo[int(arg)] = stack[-1]
+                continue
+            if op.name == "DUP":
+                stack.append(stack[-1])
+                continue
+            if "mark" in before:
+                while stack.pop() is not _MARK:
+                    pass
+                before = before[: before.index("mark")]
+            for _ in before:
+                stack.pop()
+            if op.name == "MARK":
+                stack.append(_MARK)
+            elif op.name in _STRING_OPS:
+                stack.append(arg if isinstance(arg, str) else None)
+            elif op.name in ("GET", "BINGET", "LONG_BINGET"):
+                stack.append(memo[int(arg)])
+            else:
+                stack.extend([None] * len(op.stack_after))
+    except (ValueError, IndexError, KeyError, EOFError) as err:
+        raise ValueError(f"{where}: a serialized entry is not a well-formed pickle ({err})") from None
+    return found
+
+
+# ----------------------------------------------------------------------------------------------
+# Rebuilding a policy from known classes
+
+
+def _check_fits(meta: dict[str, Any] | None, rules: RulesConfig, n_obs: int) -> None:
+    """Raise ``ValueError`` if a model of rules ``meta`` taking ``n_obs`` observations cannot play ``rules``."""
+    if meta is not None and meta.get("variant") != rules.variant:
+        raise ValueError(f"the model was trained for {meta.get('variant')!r}, not for {rules.variant!r}")
+    size = obs_layout(rules).size
+    if n_obs != size:
+        raise ValueError(
+            f"the model takes observations of size {n_obs}, but {rules.variant} with points_to_win="
+            f"{rules.points_to_win} encodes {size} (train and play with the same settings)"
+        )
+
+
+def _rules_for(meta: dict[str, Any] | None, rules: RulesConfig | None) -> RulesConfig:
+    """``rules`` if given, else the rules the model records."""
+    if rules is not None:
+        return rules
+    if meta is None:
+        raise ValueError("this model does not record its rules (model.euchre_rules): pass rules")
+    return rules_from_metadata(meta)
+
+
+def _build_policy(parts: SB3Zip, rules: RulesConfig, where: str) -> Any:
+    """The policy module of ``parts`` (CPU, eval mode), its spaces from ``rules``; shapes must match."""
+    import torch
+    from gymnasium import spaces
+
+    _check_fits(parts.meta, rules, parts.obs_size)
+    if parts.policy_class == "maskable":
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy as cls
+    else:
+        from stable_baselines3.common.policies import ActorCriticPolicy as cls
+    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[parts.activation]
+    obs_space = spaces.Box(0.0, 1.0, (obs_layout(rules).size,), np.float32)
+    policy = cls(
+        obs_space, spaces.Discrete(NUM_ACTIONS), _zero_schedule,
+        net_arch={"pi": list(parts.pi), "vf": list(parts.vf)}, activation_fn=act,
+    )  # fmt: skip
+    expected = {k: tuple(v.shape) for k, v in policy.state_dict().items()}
+    got = {k: tuple(v.shape) for k, v in parts.state.items()}
+    if expected != got:
+        wrong = {k: f"{got.get(k)} (expected {expected.get(k)})" for k in sorted({*expected, *got})
+                 if got.get(k) != expected.get(k)}  # fmt: skip
+        raise ValueError(
+            f"{where}: tensor shapes do not fit an MLP policy with {NUM_ACTIONS} actions: {wrong}"
+        )
+    policy.load_state_dict(parts.state)
+    policy.set_training_mode(False)
+    return policy
+
+
+def _load_safe(path: Path, rules: RulesConfig | None) -> tuple[Any, dict[str, Any] | None]:
+    """``(policy, rules metadata)`` from an SB3 zip, read as data (see :func:`read_sb3_zip`)."""
+    parts = read_sb3_zip(path)
+    return _build_policy(parts, _rules_for(parts.meta, rules), repr(str(path))), parts.meta
+
+
+def _load_trusted(path: Path) -> tuple[Any, dict[str, Any] | None]:
+    """SB3's own loader: unpickles the zip's data, RUNNING ANY CODE IN IT. Only for trusted files."""
+    import copy
+
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    if not path.is_file():
+        raise ValueError(f"model file {str(path)!r} does not exist")
+    data, params, _ = load_from_zip_file(path, device="cpu", print_system_info=False)
+    if not data or "policy" not in params:
+        raise ValueError(f"{str(path)!r} is not a stable-baselines3 model zip (no policy in it)")
+    kwargs = copy.copy(data.get("policy_kwargs") or {})
+    policy = data["policy_class"](data["observation_space"], data["action_space"], _zero_schedule, **kwargs)
+    policy.load_state_dict(params["policy"])
+    policy.set_training_mode(False)
+    return policy, data.get("euchre_rules")
+
+
+def _zero_schedule(_: float) -> float:
+    return 0.0
+
+
+# ----------------------------------------------------------------------------------------------
+# The agent
 
 
 class SB3Policy(Agent):
     """An SB3 actor-critic policy acting on masked logits.
 
     Args:
-        model: a path to a saved model zip, a loaded SB3 algorithm (its
-            ``.policy`` is used) or an SB3 ``ActorCriticPolicy`` module. A
-            module is used as is (not copied): a learner's live policy stays
-            current; pass ``copy.deepcopy(policy)`` for a frozen snapshot.
+        model: a path to a saved model zip (read as data, see the module
+            docstring), a loaded SB3 algorithm (its ``.policy`` is used) or an
+            SB3 ``ActorCriticPolicy`` module. A module is used as is (not
+            copied): a learner's live policy stays current; pass
+            ``copy.deepcopy(policy)`` for a frozen snapshot.
         rules: the rules to play; default: the rules stored in the model.
         deterministic: True (default) takes the most likely legal action;
             False samples from the masked action distribution with ``rng``.
         name: label for reports.
+        trust: load a path with stable-baselines3's own loader, which
+            unpickles the file and so RUNS CODE FROM IT (only for files you
+            trust, e.g. policies with custom classes the safe loader refuses).
 
     Raises:
         ValueError: the model's observation size or rules do not match ``rules``,
-            or its action space is not ``Discrete(93)``.
+            its action space is not ``Discrete(93)``, or a file is not a model
+            the safe loader can read.
     """
 
     name = "model"
@@ -103,21 +499,12 @@ class SB3Policy(Agent):
         *,
         deterministic: bool = True,
         name: str | None = None,
+        trust: bool = False,
     ) -> None:
-        policy, meta = _policy_of(model)
-        if rules is None:
-            if meta is None:
-                raise ValueError("this model does not record its rules (model.euchre_rules): pass rules")
-            rules = rules_from_metadata(meta)
+        policy, meta = _policy_of(model, rules, trust)
+        rules = _rules_for(meta, rules)
         super().__init__(rules)
-        if meta is not None and meta.get("variant") != rules.variant:
-            raise ValueError(f"the model was trained for {meta.get('variant')!r}, not for {rules.variant!r}")
-        size, n_obs = obs_layout(rules).size, int(np.prod(policy.observation_space.shape))
-        if n_obs != size:
-            raise ValueError(
-                f"the model takes observations of size {n_obs}, but {rules.variant} with points_to_win="
-                f"{rules.points_to_win} encodes {size} (train and play with the same settings)"
-            )
+        _check_fits(meta, rules, int(np.prod(policy.observation_space.shape)))
         if getattr(policy.action_space, "n", None) != NUM_ACTIONS:
             raise ValueError(
                 f"the model's action space must be Discrete({NUM_ACTIONS}), got {policy.action_space}"
@@ -186,10 +573,10 @@ class SB3Policy(Agent):
         return f"SB3Policy({self.rules.variant!r}, deterministic={self.deterministic})"
 
 
-def _policy_of(model: Any) -> tuple[Any, dict[str, Any] | None]:
-    """``(policy module on CPU in eval mode, rules metadata or None)`` from a path, algorithm or policy."""
+def _policy_of(model: Any, rules: RulesConfig | None, trust: bool) -> tuple[Any, dict[str, Any] | None]:
+    """``(policy module, rules metadata or None)`` from a path, algorithm or policy."""
     if isinstance(model, (str, Path)):
-        return _load_policy(Path(model))
+        return _load_trusted(Path(model)) if trust else _load_safe(Path(model), rules)
     policy = getattr(model, "policy", model)
     needed = ("extract_features", "mlp_extractor", "action_net", "observation_space")
     if not all(hasattr(policy, attr) for attr in needed):
@@ -199,34 +586,147 @@ def _policy_of(model: Any) -> tuple[Any, dict[str, Any] | None]:
     return policy, getattr(model, "euchre_rules", None)
 
 
-def _load_policy(path: Path) -> tuple[Any, dict[str, Any] | None]:
-    """Build the policy stored in an SB3 zip (the optimizer state, if any, is not needed)."""
-    from stable_baselines3.common.save_util import load_from_zip_file
-
-    if not path.is_file():
-        raise ValueError(f"model file {str(path)!r} does not exist")
-    data, params, _ = load_from_zip_file(path, device="cpu", print_system_info=False)
-    if not data or "policy" not in params:
-        raise ValueError(f"{str(path)!r} is not a stable-baselines3 model zip (no policy in it)")
-    kwargs = copy.copy(data.get("policy_kwargs") or {})
-    policy = data["policy_class"](data["observation_space"], data["action_space"], _zero_schedule, **kwargs)
-    policy.load_state_dict(params["policy"])
-    policy.set_training_mode(False)
-    return policy, data.get("euchre_rules")
+# ----------------------------------------------------------------------------------------------
+# SB3 actor <-> safetensors MLP
 
 
-def _zero_schedule(_: float) -> float:
-    return 0.0
+def sb3_actor_to_mlp(state: dict[str, Any]) -> dict[str, Any]:
+    """The actor of an SB3 ``MlpPolicy`` state dict under ``build_mlp`` keys.
+
+    ``mlp_extractor.policy_net.{2i}.*`` -> ``{2i}.*`` and ``action_net.*`` ->
+    ``{2n}.*`` for ``n`` hidden layers; the critic is dropped.
+    """
+    n = len([k for k in state if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight")])
+    out = {
+        f"{2 * i}.{p}": state[f"mlp_extractor.policy_net.{2 * i}.{p}"]
+        for i in range(n)
+        for p in ("weight", "bias")
+    }
+    out.update({f"{2 * n}.{p}": state[f"action_net.{p}"] for p in ("weight", "bias")})
+    return out
 
 
-def load_model_agent(name: str, rules: RulesConfig, **kwargs: Any) -> SB3Policy:
-    """Loader for ``make_agent("model:<name>", rules)``: a path or a shipped model name (see ``resolve_model_path``)."""
-    return SB3Policy(resolve_model_path(name, rules), rules, **kwargs)
+def mlp_to_sb3_actor(state: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of :func:`sb3_actor_to_mlp`: ``build_mlp`` keys -> SB3 actor keys."""
+    n = len([k for k in state if k.endswith(".weight")]) - 1
+    out = {
+        f"mlp_extractor.policy_net.{2 * i}.{p}": state[f"{2 * i}.{p}"]
+        for i in range(n)
+        for p in ("weight", "bias")
+    }
+    out.update({f"action_net.{p}": state[f"{2 * n}.{p}"] for p in ("weight", "bias")})
+    return out
 
 
-def trained_agent(rules: RulesConfig, **kwargs: Any) -> SB3Policy:
+def _activation_of(policy: Any) -> str:
+    """``"relu"`` or ``"tanh"``: the activation of a live SB3 policy (ValueError for others)."""
+    import torch
+
+    names = {torch.nn.ReLU: "relu", torch.nn.Tanh: "tanh"}
+    act = getattr(policy, "activation_fn", None)
+    if act not in names:
+        raise ValueError(f"the policy's activation must be ReLU or Tanh for a safetensors model, got {act}")
+    return names[act]
+
+
+def convert_to_safetensors(
+    zip_path: str | Path,
+    out_path: str | Path,
+    provenance: dict[str, Any] | None = None,
+    *,
+    rules: RulesConfig | None = None,
+) -> Path:
+    """Write the actor of an SB3 zip as a ``.safetensors`` model file (read safely, never unpickled).
+
+    Args:
+        zip_path: an SB3 ``MlpPolicy`` zip (as ``training.train`` writes).
+        out_path: the ``.safetensors`` file to write (atomically).
+        provenance: JSON-able notes stored in the config (where the model came from).
+        rules: the model's rules when the zip does not record them (``euchre_rules``).
+
+    Returns:
+        ``out_path``. ``make_agent("model:<out_path>")`` then acts exactly as the zip did.
+
+    Raises:
+        ValueError: the zip is not a policy the safe loader reads, records no
+            rules (and none are given), or its actor has no hidden layer.
+    """
+    where = repr(str(zip_path))
+    parts = read_sb3_zip(zip_path)
+    if parts.meta is None and rules is None:
+        raise ValueError(f"{where} records no rules (euchre_rules): pass rules=")
+    meta = dict(parts.meta) if parts.meta is not None else rules_metadata(rules)
+    meta.setdefault("episode", "hand")  # what a model without the field was trained on
+    policy = _build_policy(parts, _rules_for(meta, rules), where)  # checks every shape
+    if not parts.pi:
+        raise ValueError(f"{where}: the actor has no hidden layer; a safetensors policy needs at least one")
+    config = PolicyConfig(
+        rules=meta, obs_size=parts.obs_size, hidden=list(parts.pi), activation=parts.activation,
+        provenance=dict(provenance or {}),
+    )  # fmt: skip
+    actor = build_mlp([parts.obs_size, *parts.pi, NUM_ACTIONS], parts.activation)
+    actor.load_state_dict(sb3_actor_to_mlp(policy.state_dict()))
+    return save_policy(out_path, actor, config)
+
+
+def load_actor_into(policy: Any, path: str | Path, rules: RulesConfig) -> Any:
+    """Copy a ``.safetensors`` actor into a live SB3 policy (``mlp_extractor.policy_net`` + ``action_net``).
+
+    The critic keeps its weights. Returns ``policy``.
+
+    Raises:
+        ValueError: the model is for other rules, or its layers or activation
+            differ from the policy's (the message gives both).
+    """
+    actor, config = load_policy(path)
+    where = repr(str(path))
+    if config.rules.get("variant") != rules.variant:
+        raise ValueError(f"{where} was trained for {config.rules.get('variant')!r}, not {rules.variant!r}")
+    ours = policy.state_dict()
+    n = len([k for k in ours if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight")])
+    hidden = [int(ours[f"mlp_extractor.policy_net.{2 * i}.weight"].shape[0]) for i in range(n)]
+    n_obs = int(np.prod(policy.observation_space.shape))
+    if (config.obs_size, config.hidden) != (n_obs, hidden) or config.activation != _activation_of(policy):
+        raise ValueError(
+            f"{where}: its actor {config.obs_size}-{'-'.join(map(str, config.hidden))}-{NUM_ACTIONS} "
+            f"({config.activation}) does not fit the policy's {n_obs}-{'-'.join(map(str, hidden))}-"
+            f"{NUM_ACTIONS} ({_activation_of(policy)}): use the same --net-arch and --activation"
+        )
+    weights = mlp_to_sb3_actor(actor.state_dict())
+    device = next(policy.parameters()).device
+    policy.load_state_dict({**ours, **{k: v.to(device) for k, v in weights.items()}})
+    return policy
+
+
+# ----------------------------------------------------------------------------------------------
+# make_agent hooks
+
+
+def _is_zip(path: Path) -> bool:
+    """True for an SB3 zip: by suffix, else by content (``.safetensors`` is never a zip)."""
+    suffix = path.suffix.lower()
+    if suffix in MODEL_SUFFIXES:
+        return suffix == ".zip"
+    return zipfile.is_zipfile(path)
+
+
+def load_model_agent(model: str, rules: RulesConfig, *, trust: bool = False, **kwargs: Any) -> Agent:
+    """Loader for ``make_agent("model:<model>", rules)``: a path or a shipped model name (see ``resolve_model_path``).
+
+    A ``.safetensors`` file becomes a :class:`agents.neural.NeuralAgent`, a
+    ``.zip`` an :class:`SB3Policy` (``trust=True``: SB3's loader, which runs
+    code from the file). ``kwargs`` (``deterministic``, ``name``) go to the agent.
+    """
+    path = resolve_model_path(model, rules)
+    if _is_zip(path):
+        return SB3Policy(path, rules, trust=trust, **kwargs)
+    return NeuralAgent(path, rules, **kwargs)
+
+
+def trained_agent(rules: RulesConfig, *, trust: bool = False, **kwargs: Any) -> Agent:
     """Factory for ``make_agent("trained", rules)``: the shipped model of ``rules.variant``."""
-    return SB3Policy(resolve_model_path("", rules), rules, name="trained", **kwargs)
+    kwargs.setdefault("name", "trained")
+    return load_model_agent("", rules, trust=trust, **kwargs)
 
 
 def register() -> None:
