@@ -10,6 +10,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from agents import make_agent
+from agents.neural import NeuralAgent
 from agents.sb3_policy import MODELS_DIR, SB3Policy, rules_metadata
 from euchre_env import engine, make_rules
 from euchre_env.encoding import encode, obs_layout
@@ -32,7 +33,7 @@ def saved_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     return variant, path
 
 
-def play_checked(agent: SB3Policy, rules: object, seed: int, tables: int = 64) -> int:
+def play_checked(agent: SB3Policy | NeuralAgent, rules: object, seed: int, tables: int = 64) -> int:
     """Play hands where the agent takes every other decision (random the rest); returns decisions checked."""
     rng = np.random.default_rng(seed)
     s = engine.init_state(rules, tables, rng=rng)
@@ -148,11 +149,13 @@ def test_exported_model_acts_like_the_original(saved_model: tuple[str, Path], tm
 def test_shipped_models_load_by_name_and_play_legally(variant: str) -> None:
     """``model:<variant>`` and ``trained`` load the model shipped in agents/models and play legal actions."""
     rules = make_rules(variant)
-    assert (MODELS_DIR / f"{variant}.zip").is_file(), f"no shipped model agents/models/{variant}.zip"
+    assert (MODELS_DIR / f"{variant}.safetensors").is_file(), (
+        f"no shipped model agents/models/{variant}.safetensors"
+    )
     by_name = make_agent(f"model:{variant}", rules)
     trained = make_agent("trained", rules)
-    assert isinstance(by_name, SB3Policy) and isinstance(trained, SB3Policy), (
-        "shipped models must load as SB3Policy"
+    assert isinstance(by_name, NeuralAgent) and isinstance(trained, NeuralAgent), (
+        "shipped models are safetensors files: they must load as NeuralAgent"
     )
     assert play_checked(trained, rules, seed=4, tables=32) > 100, "too few decisions were checked"
 
