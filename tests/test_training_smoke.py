@@ -15,8 +15,10 @@ import pytest
 import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from agents.sb3_policy import SB3Policy
-from euchre_env import make_rules
+from agents.neural import NeuralAgent
+from agents.sb3_policy import SB3Policy, convert_to_safetensors, rules_metadata
+from euchre_env import engine, make_rules
+from euchre_env.encoding import encode
 from training.play import main as play_main
 from training.play import parse_choice
 from training.train import parse_args, train
@@ -49,9 +51,15 @@ def tensorboard_tags(folder: Path) -> set[str]:
 
 
 def check_run_folder(run_dir: Path) -> None:
-    """A finished run folder holds the model, checkpoints, logs, evaluation and learning curve."""
-    for name in ("model.zip", "eval.json", "eval.md", "learning_curve.png", "eval_history.json", "args.json"):
+    """A finished run folder holds the model (zip and safetensors, acting alike), checkpoints, logs,
+    evaluation and learning curve."""
+    names = ("model.zip", "model.safetensors", "eval.json", "eval.md", "learning_curve.png", "eval_history.json",
+             "args.json")  # fmt: skip
+    for name in names:
         assert (run_dir / name).is_file(), f"{name} missing from {sorted(p.name for p in run_dir.iterdir())}"
+    if (run_dir / "best_model.zip").is_file():
+        assert (run_dir / "best_model.safetensors").is_file(), "best_model.zip without best_model.safetensors"
+    assert_same_actor(run_dir / "model.zip", run_dir / "model.safetensors")
     assert list((run_dir / "checkpoints").glob("model_*_steps.zip")), "no checkpoint written"
     report = json.loads((run_dir / "eval.json").read_text())
     assert set(report["agents"]) == {"model", "heuristic", "random"}, f"evaluated agents {report['agents']}"
@@ -65,13 +73,23 @@ def check_run_folder(run_dir: Path) -> None:
         assert tag in tags, f"TensorBoard tag {tag} missing; tags: {sorted(tags)}"
 
 
+def assert_same_actor(zip_path: Path, safetensors_path: Path) -> None:
+    """The safetensors file's agent gives the zip's logits on encoded observations of random deals."""
+    zipped, data = SB3Policy(zip_path), NeuralAgent(safetensors_path)
+    rules = zipped.rules
+    s = engine.init_state(rules, 64, rng=np.random.default_rng(0))
+    obs = encode(s, s.turn, rules, np.float32)
+    np.testing.assert_array_equal(data.logits(obs), zipped.logits(obs), err_msg=f"{safetensors_path} != zip")
+
+
 def test_train_four_handed_writes_model_logs_and_evaluation(tmp_path: Path) -> None:
     """``euchre train --out DIR`` writes exactly DIR with model.zip, TensorBoard logs and eval files."""
     out = tmp_path / "demo"
     proc = run(["train", "--variant", "four_handed", "--out", str(out), *TINY])
     check_run_folder(out)
     assert "points per hand" in proc.stdout, f"no evaluation table printed:\n{proc.stdout[-2000:]}"
-    rerun = run(["eval", "--variant", "four_handed", "--agents", f"model:{out / 'model.zip'}", "random",
+    rerun = run(["eval", "--variant", "four_handed", "--agents", f"model:{out / 'model.safetensors'}",
+                 f"model:{out / 'model.zip'}", "random",
                  "--deals", "10", "--games", "0", "--quiet", "--out", str(tmp_path / "eval")])  # fmt: skip
     assert rerun.returncode == 0 and (tmp_path / "eval" / "eval.json").is_file(), (
         "euchre eval of the saved model failed"
@@ -259,3 +277,32 @@ def test_train_with_rollout_values_separate_critic_and_cache(tmp_path: Path) -> 
     policy = SB3Policy(tmp_path / "b" / "model.zip").policy
     assert policy.mlp_extractor.value_net[0].out_features == 8, "--vf-arch not applied to the critic"
     assert policy.mlp_extractor.policy_net[0].out_features == 16
+
+
+def test_init_model_takes_a_zip_or_a_safetensors_actor(tmp_path: Path) -> None:
+    """``--init-model`` loads a zip's policy or a ``.safetensors`` actor; a network that does not fit
+    (other --net-arch or --activation) is a ValueError saying so."""
+    from sb3_contrib import MaskablePPO
+
+    from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+
+    rules = make_rules("four_handed")
+    source = MaskablePPO("MlpPolicy", EuchreSB3VecEnv(2, "four_handed"), n_steps=8, batch_size=16, seed=5,
+                         policy_kwargs={"net_arch": [16], "activation_fn": torch.nn.ReLU})  # fmt: skip
+    source.euchre_rules = rules_metadata(rules)
+    source.save(tmp_path / "src.zip")
+    convert_to_safetensors(tmp_path / "src.zip", tmp_path / "src.safetensors")
+    base = ["--variant", "four_handed", "--total-timesteps", "0", "--num-envs", "4", "--eval-every", "0",
+            "--final-eval-deals", "2", "--checkpoint-every", "0", "--no-progress"]  # fmt: skip
+    for name in ("src.zip", "src.safetensors"):
+        out = tmp_path / name.replace(".", "_")
+        train(
+            parse_args([*base, "--net-arch", "16", "--init-model", str(tmp_path / name), "--out", str(out)])
+        )
+        assert_same_actor(tmp_path / "src.zip", out / "model.safetensors")
+    with pytest.raises(ValueError, match=r"636-16-93 \(relu\) does not fit the policy's 636-32-93 \(relu\)"):
+        train(parse_args([*base, "--net-arch", "32", "--init-model", str(tmp_path / "src.safetensors"),
+                          "--out", str(tmp_path / "bad")]))  # fmt: skip
+    with pytest.raises(ValueError, match=r"does not fit --net-arch/--vf-arch"):
+        train(parse_args([*base, "--net-arch", "32", "--init-model", str(tmp_path / "src.zip"),
+                          "--out", str(tmp_path / "bad2")]))  # fmt: skip

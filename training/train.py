@@ -18,15 +18,18 @@ The run folder (``--out DIR`` exactly, else
 * ``tb/``: TensorBoard logs (``charts/``, ``losses/``, ``eval/`` tags, e.g.
   ``eval/points_vs_heuristic``) and ``tb/progress.csv``;
 * ``checkpoints/``: the model every ``--checkpoint-every`` timesteps;
-* ``model.zip`` (the final model; ``model:<path>`` loads it as an agent),
-  ``best_model.zip`` (the best periodic evaluation), ``eval.json`` /
-  ``eval.md`` (a duplicate-deal evaluation against ``random`` and
-  ``heuristic``), ``eval_history.json`` and ``learning_curve.png``.
+* ``model.safetensors`` (the final policy's actor as data: ``model:<path>``
+  loads it as an agent without running code from it) and ``model.zip`` (the
+  same model as stable-baselines3 saves it, for SB3 users; ``model:<path>``
+  reads it as data too), ``best_model.safetensors`` / ``best_model.zip`` (the
+  best periodic evaluation), ``eval.json`` / ``eval.md`` (a duplicate-deal
+  evaluation against ``random`` and ``heuristic``), ``eval_history.json``
+  and ``learning_curve.png``.
 
 Example::
 
-    euchre train --variant four_handed --out runs/demo
-    euchre eval --variant four_handed --agents model:runs/demo/model.zip heuristic random --deals 2000
+    python -m training.train --variant four_handed --out runs/demo
+    euchre eval --variant four_handed --agents model:runs/demo/model.safetensors heuristic random --deals 2000
 
 The defaults train for about ten minutes on two CPU cores.
 
@@ -102,7 +105,8 @@ HELP = {
     "the mean of all seats) or relative (minus the sum of the other seats': what a five-handed duplicate match measures)",
     "imitate_q_margin": "points added to the imitated agent's own action in those values (departs only for a larger gain)",
     "imitate_cache": "npz file of the cloning data: loaded if it exists, else written ('': none)",
-    "init_model": "start from the weights of this saved model (same --net-arch and variant), e.g. to continue a run",
+    "init_model": "start from the weights of this saved model (same --net-arch and variant), e.g. to continue a run: "
+    "a .zip (actor and critic) or a .safetensors file (the actor only; also the same --activation)",
     "threads": "torch CPU threads",
     "progress": "show a progress bar",
     "device": "torch device for the network",
@@ -324,19 +328,67 @@ def make_callback(args: Args, rules: Any, env: Any, pool: Any, run_dir: Path) ->
                 self.best = scores["heuristic"]["advantage"]
                 if self.num_timesteps > 0 or args.imitate or args.init_model:
                     pool.add_snapshot(self.model.policy)
-                    save_model(self.model, rules, run_dir / "best_model.zip")
+                    save_model(self.model, rules, run_dir / "best_model.zip", args)
 
     return TrainingCallback()
 
 
-def save_model(model: Any, rules: Any, path: Path) -> Path:
-    """Save ``model`` with its rules (``model.euchre_rules``) so ``model:<path>`` can check them."""
-    from agents.sb3_policy import rules_metadata
+def save_model(model: Any, rules: Any, path: Path, args: Args | None = None) -> Path:
+    """Save ``model`` with its rules (``model.euchre_rules``) so ``model:<path>`` can check them.
+
+    With ``args``, the actor is also written beside the zip as ``<stem>.safetensors``
+    (data only, see ``agents.neural``) by ``agents.sb3_policy.convert_to_safetensors``.
+    """
+    from agents.sb3_policy import convert_to_safetensors, rules_metadata
 
     model.euchre_rules = rules_metadata(rules)
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
+    if args is not None:
+        convert_to_safetensors(path, path.with_suffix(".safetensors"), provenance(args, model, path))
     return path
+
+
+def provenance(args: Args, model: Any, path: Path) -> dict[str, Any]:
+    """What made a model file: the trainer, its options, the timesteps and the code's commit."""
+    import subprocess
+
+    commit = "unknown"
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], check=False, capture_output=True, text=True,
+                              timeout=10, cwd=Path(__file__).resolve().parent)  # fmt: skip
+        if head.returncode == 0:
+            commit = head.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    options = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in dataclasses.asdict(args).items())
+    return {"command": f"python -m training.train {options}", "algo": "sb3", "seed": args.seed,
+            "variant": args.variant, "timesteps": int(model.num_timesteps), "commit": commit,
+            "converted_from": path.name}  # fmt: skip
+
+
+def init_weights(model: Any, path: str, rules: Any) -> None:
+    """``--init-model``: a zip's whole policy, or a ``.safetensors`` actor (the critic stays as built).
+
+    Raises:
+        ValueError: the file is not a model for ``rules``, or its network does not fit ``model``'s.
+    """
+    from agents.sb3_policy import SB3Policy, load_actor_into, resolve_model_path
+
+    file = resolve_model_path(path, rules)
+    if file.suffix.lower() == ".safetensors":
+        load_actor_into(model.policy, file, rules)
+        return
+    state = SB3Policy(file, rules).policy.state_dict()
+    ours = model.policy.state_dict()
+    wrong = sorted(
+        k for k in {*state, *ours} if k not in state or k not in ours or state[k].shape != ours[k].shape
+    )
+    if wrong:
+        raise ValueError(
+            f"--init-model {path}: its network does not fit --net-arch/--vf-arch (tensors {wrong} differ)"
+        )
+    model.policy.load_state_dict(state)
 
 
 def warm_start(args: Args, rules: Any, model: Any) -> None:
@@ -388,7 +440,7 @@ def train(args: Args) -> Path:
     model = build_model(args, VecMonitor(env))
     model.set_logger(Logger(str(run_dir / "tb"), [common.RenamedOutput(run_dir / "tb")]))
     if args.init_model:
-        model.policy.load_state_dict(SB3Policy(args.init_model, rules).policy.state_dict())
+        init_weights(model, args.init_model, rules)
     if args.imitate:
         warm_start(args, rules, model)
     live = SB3Policy(model.policy, rules, deterministic=False, name="self")
@@ -398,7 +450,7 @@ def train(args: Args) -> Path:
     callback = make_callback(args, rules, env, pool, run_dir)
     start = time.time()
     model.learn(args.total_timesteps, callback=callback)
-    save_model(model, rules, run_dir / "model.zip")
+    save_model(model, rules, run_dir / "model.zip", args)
     model.logger.close()
     agent = SB3Policy(model.policy, rules, name="model")
     result = evaluate({"model": agent, "heuristic": "heuristic", "random": "random"}, rules,
