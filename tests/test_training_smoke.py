@@ -85,7 +85,7 @@ def assert_same_actor(zip_path: Path, safetensors_path: Path) -> None:
 def test_train_four_handed_writes_model_logs_and_evaluation(tmp_path: Path) -> None:
     """``euchre train --out DIR`` writes exactly DIR with model.zip, TensorBoard logs and eval files."""
     out = tmp_path / "demo"
-    proc = run(["train", "--variant", "four_handed", "--out", str(out), *TINY])
+    proc = run(["train", "--algo", "sb3", "--variant", "four_handed", "--out", str(out), *TINY])
     check_run_folder(out)
     assert "points per hand" in proc.stdout, f"no evaluation table printed:\n{proc.stdout[-2000:]}"
     rerun = run(["eval", "--variant", "four_handed", "--agents", f"model:{out / 'model.safetensors'}",
@@ -106,14 +106,14 @@ def test_train_on_the_single_agent_gymnasium_env(tmp_path: Path) -> None:
     tiny[tiny.index("--batch-size") + 1] = "32"
     tiny[tiny.index("--eval-every") + 1] = "256"
     tiny[tiny.index("--checkpoint-every") + 1] = "256"
-    run(["train", "--variant", "five_handed", "--env", "single", "--out", str(out), *tiny])
+    run(["train", "--algo", "sb3", "--variant", "five_handed", "--env", "single", "--out", str(out), *tiny])
     check_run_folder(out)
     assert json.loads((out / "args.json").read_text())["env"] == "single", "args.json misses --env"
 
 
 def test_train_five_handed_self_play_with_imitation_names_its_run(tmp_path: Path) -> None:
     """Without --out the run folder is runs-dir/variant__exp__seed__time; self-play and imitation run."""
-    run(["train", "--variant", "five_handed", "--self-play", "--imitate", "heuristic", "--imitate-hands", "40",
+    run(["train", "--algo", "sb3", "--variant", "five_handed", "--self-play", "--imitate", "heuristic", "--imitate-hands", "40",
          "--imitate-epochs", "1", "--runs-dir", str(tmp_path), "--exp-name", "smoke", "--seed", "3", *TINY])  # fmt: skip
     folders = list(tmp_path.iterdir())
     assert len(folders) == 1 and re.fullmatch(r"five_handed__smoke__3__\d+", folders[0].name), f"{folders}"
@@ -266,7 +266,7 @@ def test_rollout_action_values_match_the_teachers_own_returns() -> None:
 def test_train_with_rollout_values_separate_critic_and_cache(tmp_path: Path) -> None:
     """--imitate-rollouts, --vf-arch and --imitate-cache: the cache is written, then reused."""
     cache = tmp_path / "data.npz"
-    argv = ["train", "--variant", "five_handed", "--imitate", "heuristic", "--imitate-hands", "30",
+    argv = ["train", "--algo", "sb3", "--variant", "five_handed", "--imitate", "heuristic", "--imitate-hands", "30",
             "--imitate-epochs", "1", "--imitate-rollouts", "bid_upcard,discard,bid_suit,call",
             "--imitate-anneal", "--imitate-q-reward", "relative", "--imitate-cache", str(cache), "--total-timesteps", "0", "--eval-every", "0",
             "--final-eval-deals", "4", "--net-arch", "16", "--vf-arch", "8", "--no-progress"]  # fmt: skip

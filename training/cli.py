@@ -13,9 +13,31 @@ import sys
 COMMANDS = {
     "bench": ("euchre_env.bench", "measure engine and environment throughput beside OpenSpiel"),
     "eval": ("training.evaluate", "duplicate-deal tournament between agents"),
-    "train": ("training.train", "train a MaskablePPO agent (self-play or against an opponent pool)"),
+    "train": (
+        "training.ppo",
+        "train an agent: batched self-play PPO (--algo ppo, default) or MaskablePPO (--algo sb3)",
+    ),
     "play": ("training.play", "play a hand or a game in the terminal against bots"),
 }
+
+# euchre train --algo NAME: the trainer's module (its --help lists its own options).
+ALGOS = {"ppo": "training.ppo", "sb3": "training.train"}
+
+
+def _pop_algo(args: list[str]) -> tuple[str, list[str]]:
+    """``--algo X`` / ``--algo=X`` out of ``args`` (default ``ppo``); the rest unchanged."""
+    rest, algo, i = [], "ppo", 0
+    while i < len(args):
+        if args[i] == "--algo":
+            algo = args[i + 1] if i + 1 < len(args) else ""
+            i += 2
+            continue
+        if args[i].startswith("--algo="):
+            algo = args[i].split("=", 1)[1]
+        else:
+            rest.append(args[i])
+        i += 1
+    return algo, rest
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,8 +51,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\neuchre: unknown command {args[0]!r}", file=sys.stderr)
             return 2
         return 0
-    module = importlib.import_module(COMMANDS[args[0]][0])
-    result = module.main(args[1:])
+    name, rest = COMMANDS[args[0]][0], args[1:]
+    if args[0] == "train":
+        algo, rest = _pop_algo(rest)
+        if algo not in ALGOS:
+            print(f"euchre train: error: --algo must be one of {list(ALGOS)}, got {algo!r}", file=sys.stderr)
+            return 2
+        name = ALGOS[algo]
+    module = importlib.import_module(name)
+    result = module.main(rest)
     return result if isinstance(result, int) else 0
 
 

@@ -1,0 +1,275 @@
+"""Policy networks saved as data, and ``NeuralAgent``: such a file as an agent.
+
+A model file is one ``.safetensors`` file: the actor's weights as named
+float32 tensors, and a JSON config in the file's metadata (key
+``"euchre_env"``) that says how to rebuild the network from the known
+classes of this module. Loading one never runs code from the file (no
+pickle): a file with unknown keys, wrong shapes or a config of another
+format is refused with a ``ValueError`` that says what is wrong.
+
+The config (``PolicyConfig.to_json``)::
+
+    {"format": "euchre-env-policy", "version": 1,
+     "rules": {"variant": "four_handed", "stick_the_dealer": true, ...},
+     "obs_size": 636, "num_actions": 93, "hidden": [256, 256], "activation": "relu",
+     "provenance": {"command": "...", "seed": 1, "commit": "...", "decisions": ...}}
+
+The network is an MLP: ``obs (B, obs_size) -> hidden layers -> logits (B, 93)``.
+Illegal actions are masked out before choosing, so the agent only takes
+legal actions::
+
+    from agents import make_agent
+    bot = make_agent("model:runs/demo/model.safetensors", rules)
+    bot = make_agent("model:four_handed", rules)      # a shipped model
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from euchre_env.actions import NUM_ACTIONS
+from euchre_env.encoding import obs_layout
+from euchre_env.rules import RulesConfig, make_rules
+
+__all__ = [
+    "FORMAT",
+    "NeuralAgent",
+    "PolicyConfig",
+    "build_mlp",
+    "load_policy",
+    "rules_from_metadata",
+    "rules_metadata",
+    "save_policy",
+]
+
+FORMAT = "euchre-env-policy"
+VERSION = 1
+META_KEY = "euchre_env"
+ACTIVATIONS = ("relu", "tanh")
+_SETTINGS = ("stick_the_dealer", "defend_alone", "points_to_win")
+
+
+def rules_metadata(rules: RulesConfig) -> dict[str, Any]:
+    """The JSON-able description of ``rules`` stored with a model."""
+    return {"variant": rules.variant, **{k: getattr(rules, k) for k in _SETTINGS}, "episode": rules.episode}
+
+
+def rules_from_metadata(meta: dict[str, Any]) -> RulesConfig:
+    """``RulesConfig`` (one-hand episodes) back from :func:`rules_metadata`."""
+    if not isinstance(meta, dict) or "variant" not in meta:
+        raise ValueError(f"model rules must be a dict with a 'variant', got {meta!r}")
+    return make_rules(meta["variant"], **{k: meta[k] for k in _SETTINGS if k in meta})
+
+
+@dataclass
+class PolicyConfig:
+    """What a model file's network is and where it came from (its JSON metadata)."""
+
+    rules: dict[str, Any]
+    obs_size: int
+    hidden: list[int]
+    activation: str = "relu"
+    num_actions: int = NUM_ACTIONS
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps({"format": FORMAT, "version": VERSION, **asdict(self)}, sort_keys=True)
+
+    @staticmethod
+    def from_json(text: str, source: str = "model") -> PolicyConfig:
+        """Parse and check a config; raises ``ValueError`` naming the bad field."""
+        try:
+            d = json.loads(text)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{source}: its config is not JSON ({err})") from None
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            got = d.get("format") if isinstance(d, dict) else type(d).__name__
+            raise ValueError(f"{source}: not a euchre-env policy (format must be {FORMAT!r}, got {got!r})")
+        if d.get("version") != VERSION:
+            raise ValueError(f"{source}: policy format version {d.get('version')!r} is not {VERSION}")
+        hidden = d.get("hidden")
+        if not isinstance(hidden, list) or not hidden or not all(_pos_int(h) for h in hidden):
+            raise ValueError(
+                f"{source}: 'hidden' must be a non-empty list of positive integers, got {hidden!r}"
+            )
+        if d.get("activation") not in ACTIVATIONS:
+            raise ValueError(
+                f"{source}: 'activation' must be one of {ACTIVATIONS}, got {d.get('activation')!r}"
+            )
+        if not _pos_int(d.get("obs_size")) or d.get("num_actions") != NUM_ACTIONS:
+            raise ValueError(
+                f"{source}: 'obs_size' must be a positive integer and 'num_actions' {NUM_ACTIONS}, "
+                f"got {d.get('obs_size')!r} and {d.get('num_actions')!r}"
+            )
+        provenance = d.get("provenance", {})
+        if not isinstance(provenance, dict):
+            raise ValueError(f"{source}: 'provenance' must be a dict, got {type(provenance).__name__}")
+        rules_from_metadata(d.get("rules"))  # raises for unknown variants or settings
+        return PolicyConfig(
+            rules=d["rules"], obs_size=d["obs_size"], hidden=list(hidden), activation=d["activation"],
+            num_actions=d["num_actions"], provenance=provenance,
+        )  # fmt: skip
+
+
+def _pos_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x > 0
+
+
+def build_mlp(sizes: list[int], activation: str = "relu") -> Any:
+    """``torch.nn.Sequential``: Linear layers of ``sizes`` with ``activation`` between them (none at the end)."""
+    import torch
+
+    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation]
+    layers: list[Any] = []
+    for i in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(act())
+    return torch.nn.Sequential(*layers)
+
+
+def actor_for(config: PolicyConfig) -> Any:
+    """The actor network a config describes (weights freshly initialised)."""
+    return build_mlp([config.obs_size, *config.hidden, config.num_actions], config.activation)
+
+
+def save_policy(path: str | Path, actor: Any, config: PolicyConfig) -> Path:
+    """Write ``actor``'s weights and ``config`` to ``path`` atomically (a temporary file, then a rename)."""
+    from safetensors.torch import save_file
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tensors = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in actor.state_dict().items()}
+    tmp = path.with_name(path.name + ".tmp")
+    save_file(tensors, str(tmp), metadata={META_KEY: config.to_json()})
+    tmp.replace(path)
+    return path
+
+
+def load_policy(path: str | Path) -> tuple[Any, PolicyConfig]:
+    """``(actor module in eval mode on the CPU, config)`` from a model file; never runs code from it.
+
+    Raises:
+        ValueError: the file is missing, not a safetensors file, or its config
+            or tensors do not describe a policy of this library.
+    """
+    import torch
+    from safetensors import SafetensorError, safe_open
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"model file {str(path)!r} does not exist")
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            meta = f.metadata() or {}
+            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 (safe_open has no __iter__)
+    except (SafetensorError, OSError, ValueError) as err:
+        raise ValueError(f"{str(path)!r} is not a safetensors model file ({err})") from None
+    if META_KEY not in meta:
+        raise ValueError(f"{str(path)!r} has no {META_KEY!r} config in its metadata: not a euchre-env policy")
+    config = PolicyConfig.from_json(meta[META_KEY], source=repr(str(path)))
+    actor = actor_for(config)
+    expected = {k: tuple(v.shape) for k, v in actor.state_dict().items()}
+    got = {k: tuple(v.shape) for k, v in tensors.items()}
+    if expected != got:
+        raise ValueError(f"{str(path)!r}: tensors {got} do not match the network of its config {expected}")
+    if any(v.dtype != torch.float32 for v in tensors.values()):
+        raise ValueError(f"{str(path)!r}: every tensor must be float32")
+    actor.load_state_dict(tensors)
+    actor.eval()
+    return actor, config
+
+
+class NeuralAgent(Agent):
+    """A policy network acting on masked logits.
+
+    Args:
+        model: a model file's path, or ``(actor, config)`` (an actor module is
+            used as is, not copied: a trainer's live actor stays current).
+        rules: the rules to play; default: the rules stored in the model.
+        deterministic: True (default) takes the most likely legal action;
+            False samples from the masked softmax with ``rng``.
+        name: label for reports.
+
+    Raises:
+        ValueError: the model was trained for another variant, or its
+            observation size does not match ``rules``.
+    """
+
+    name = "model"
+
+    def __init__(
+        self,
+        model: str | Path | tuple[Any, PolicyConfig],
+        rules: RulesConfig | None = None,
+        *,
+        deterministic: bool = True,
+        name: str | None = None,
+    ) -> None:
+        actor, config = load_policy(model) if isinstance(model, (str, Path)) else model
+        rules = rules if rules is not None else rules_from_metadata(config.rules)
+        super().__init__(rules)
+        if config.rules.get("variant") != rules.variant:
+            raise ValueError(
+                f"the model was trained for {config.rules.get('variant')!r}, not {rules.variant!r}"
+            )
+        size = obs_layout(rules).size
+        if config.obs_size != size:
+            raise ValueError(
+                f"the model takes observations of size {config.obs_size}, but {rules.variant} with "
+                f"points_to_win={rules.points_to_win} encodes {size} (train and play with the same settings)"
+            )
+        self.actor, self.config, self.deterministic = actor, config, bool(deterministic)
+        # A model trained on single hands only ever saw zero running scores: hide them in games too.
+        hand_only = config.rules.get("episode", "hand") == "hand"
+        self._hidden = obs_layout(rules).slice("scores") if hand_only else None
+        if name is not None:
+            self.name = name
+
+    def frozen(self, *, deterministic: bool | None = None, name: str | None = None) -> NeuralAgent:
+        """A copy with its own weights, unaffected by later training of this agent's actor."""
+        det = self.deterministic if deterministic is None else deterministic
+        actor = copy.deepcopy(self.actor).to("cpu").eval()
+        return NeuralAgent((actor, self.config), self.rules, deterministic=det, name=name or self.name)
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """Unmasked action logits, float32 (B, A), for (B, D) observations."""
+        import torch
+
+        x = np.asarray(observations, np.float32)
+        if self._hidden is not None and x[:, self._hidden].any():
+            x = x.copy()
+            x[:, self._hidden] = 0.0
+        device = next(self.actor.parameters()).device
+        with torch.no_grad():
+            return self.actor(torch.as_tensor(x, device=device)).cpu().numpy().astype(np.float32, copy=False)
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A legal action per row: the best masked logit, or a sample from the masked softmax.
+
+        Args:
+            observations: (B, D) observations of the acting seats.
+            action_masks: (B, A) bool legal actions, at least one per row.
+            rng: source of the Gumbel noise when sampling (unused when deterministic).
+
+        Returns:
+            Int64 array of shape (B,).
+        """
+        obs, masks = self.check_batch(observations, action_masks)
+        if obs.shape[0] == 0:
+            return np.zeros(0, np.int64)
+        scores = self.logits(obs).astype(np.float64)
+        if not self.deterministic:
+            scores = scores + rng.gumbel(size=scores.shape)  # Gumbel-max: a sample of softmax(logits)
+        scores[~masks] = -np.inf
+        return np.argmax(scores, axis=1).astype(np.int64)
+
+    def __repr__(self) -> str:
+        return f"NeuralAgent({self.rules.variant!r}, hidden={self.config.hidden})"

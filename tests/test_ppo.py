@@ -1,0 +1,260 @@
+"""The batched self-play trainer (``euchre train``, ``training.ppo``) and its rollouts.
+
+Rollouts: every learner decision is recorded once, each seat's decisions are
+chained in order, the hand's reward sits on the seat's last decision, and the
+advantages follow from those chains. Runs: the command writes its files, a
+short run beats random, the same seed gives the same model, Ctrl-C saves and
+``--resume`` continues exactly, bad options exit with status 2 and a message.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents import make_agent
+from agents.neural import load_policy
+from euchre_env import engine, make_rules
+from training import ppo
+from training.evaluate import evaluate
+from training.rollout import collect, gae
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANTS = ("four_handed", "five_handed")
+# A run of a few seconds: small tables, no periodic evaluation unless asked.
+TINY = ["--num-tables", "32", "--minibatch-size", "256", "--hidden", "32", "--critic-hidden", "32",
+        "--eval-every", "0", "--final-eval-deals", "0", "--threads", "1", "--no-progress"]  # fmt: skip
+
+
+def random_learner(rng: np.random.Generator):
+    def act(obs, masks):
+        u = rng.random(masks.shape) * masks
+        return u.argmax(axis=1), np.log(1.0 / masks.sum(axis=1)).astype(np.float32)
+
+    return act
+
+
+def chains(ro):
+    """Each seat's decisions as lists of rows, following ``next_idx`` from the rows nothing points to."""
+    nxt = ro.next_idx
+    heads = np.setdiff1d(np.arange(len(ro)), nxt[nxt >= 0])
+    out = []
+    for h in heads:
+        rows = [int(h)]
+        while nxt[rows[-1]] >= 0:
+            rows.append(int(nxt[rows[-1]]))
+        out.append(rows)
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_rollout_chains_each_learner_seats_decisions_and_rewards_its_last(variant):
+    rules = make_rules(variant)
+    rng = np.random.default_rng(3)
+    b, p = 300, rules.num_players
+    controllers = np.where(rng.random((b, p)) < 0.5, -1, 0)  # learner at about half the seats
+    ro = collect(rules, rng.integers(0, 2**63, b, dtype=np.uint64), controllers, random_learner(rng),
+                 [make_agent("heuristic", rules)], rng)  # fmt: skip
+    n = len(ro)
+    assert ro.obs.shape == (n, ppo.obs_layout(rules).size) and ro.masks.shape == (n, 93)
+    assert ro.masks[np.arange(n), ro.actions].all(), "a recorded action is not legal under its mask"
+    assert (controllers[ro.table, ro.seat] == -1).all(), "only learner seats are recorded"
+    found = chains(ro)
+    assert sorted(r for c in found for r in c) == list(range(n)), "every row in exactly one chain"
+    pairs = set()
+    for c in found:
+        assert c == sorted(c)
+        (table,), (seat,) = np.unique(ro.table[c]), np.unique(ro.seat[c])  # one seat of one table
+        pairs.add((table, seat))
+        assert ro.reward[c[-1]] == ro.points[table, seat] and not ro.reward[c[:-1]].any()
+    # one chain per (table, seat) that decided
+    assert len(pairs) == len(found) == len(set(zip(ro.table.tolist(), ro.seat.tolist(), strict=True)))
+    # the observation is the acting seat's: its hand piece holds the card it played
+    layout = ppo.obs_layout(rules)
+    plays = ro.actions < 28
+    hand = ro.obs[:, layout.slice("hand")]
+    assert hand[np.flatnonzero(plays), ro.actions[plays]].all()
+
+
+def test_rollout_with_the_learner_everywhere_records_every_decision_and_the_hand_points():
+    rules = make_rules("four_handed")
+    rng = np.random.default_rng(5)
+    b = 500
+    seeds = rng.integers(0, 2**63, b, dtype=np.uint64)
+    ro = collect(rules, seeds, np.full((b, 4), -1), random_learner(rng), [], rng, zero_sum=False)
+    assert len(ro) == ro.decisions, "with the learner at every seat, every decision is data"
+    # the same hands replayed with the recorded actions end with the same points
+    s = engine.init_state(rules, seeds=seeds)
+    for t in range(ro.steps.size - 1):
+        rows = np.arange(ro.steps[t], ro.steps[t + 1])
+        acts = np.full(b, -1)
+        acts[ro.table[rows]] = ro.actions[rows]
+        assert (s.turn[ro.table[rows]] == ro.seat[rows]).all()
+        s = engine.step(s, acts, rules)
+    assert engine.is_done(s).all()
+    assert np.array_equal(s.last_points.astype(np.float32), ro.points)
+
+
+def test_gae_with_lambda_one_gives_the_hands_reward_as_every_return():
+    rules = make_rules("five_handed")
+    rng = np.random.default_rng(7)
+    b = 200
+    ro = collect(rules, rng.integers(0, 2**63, b, dtype=np.uint64), np.full((b, 5), -1), random_learner(rng),
+                 [], rng)  # fmt: skip
+    values = rng.normal(size=len(ro)).astype(np.float32)
+    adv, ret = gae(ro, values, gamma=1.0, lam=1.0)
+    # follow each chain to its end: the return of every decision is the reward at the end
+    final = np.empty(len(ro), np.float32)
+    for i in range(len(ro) - 1, -1, -1):
+        final[i] = ro.reward[i] if ro.next_idx[i] < 0 else final[ro.next_idx[i]]
+    assert np.allclose(ret, final, atol=1e-5)
+    assert np.allclose(adv, final - values, atol=1e-5)
+    adv0, _ = gae(ro, values, gamma=1.0, lam=0.0)  # one-step TD errors
+    nxt = ro.next_idx
+    td = ro.reward + np.where(nxt >= 0, values[np.maximum(nxt, 0)], 0) - values
+    assert np.allclose(adv0, td, atol=1e-5)
+
+
+def run_cli(*args, check=True, **kw):
+    proc = subprocess.run([sys.executable, "-m", "training.cli", *args], check=False, cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, **kw)  # fmt: skip
+    if check:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_train_command_writes_a_model_that_is_an_agent_and_its_reports(tmp_path, variant):
+    out = tmp_path / "run"
+    argv = ["train", "--variant", variant, "--out", str(out), "--total-decisions", "6000", *TINY,
+            "--eval-every", "3000", "--eval-deals", "10", "--final-eval-deals", "10", "--imitate", "heuristic",
+            "--imitate-decisions", "2000"]  # fmt: skip
+    proc = run_cli(*argv)
+    assert "learner decisions" in proc.stdout and "imitated heuristic" in proc.stdout
+    for name in ("model.safetensors", "best_model.safetensors", "checkpoint.safetensors", "args.json", "eval.json",
+                 "eval.md", "eval_history.json", "learning_curve.png"):  # fmt: skip
+        assert (out / name).is_file(), name
+    assert list((out / "tb").glob("events.out.tfevents.*")), "TensorBoard logs"
+    history = __import__("json").loads((out / "eval_history.json").read_text())["history"]
+    assert len(history) >= 3 and all("heuristic" in h["eval"] for h in history)  # at 0, 3000, 6000+
+    _, config = load_policy(out / "model.safetensors")
+    assert config.provenance["seed"] == 1 and config.provenance["command"].startswith("euchre train")
+    assert config.rules["variant"] == variant
+    rules = make_rules(variant)
+    result = evaluate({"model": make_agent(f"model:{out / 'model.safetensors'}", rules), "random": "random"},
+                      rules, 4)  # fmt: skip
+    assert result.num_deals == 4
+
+
+def test_a_short_run_beats_random_outside_its_interval(tmp_path):
+    out = tmp_path / "run"
+    run_cli("train", "--out", str(out), "--total-decisions", "150000", "--num-tables", "256", "--eval-every", "0",
+            "--final-eval-deals", "0", "--threads", "1", "--no-progress")  # fmt: skip
+    rules = make_rules("four_handed")
+    result = evaluate(
+        {"model": f"model:{out / 'model.safetensors'}", "random": "random"}, rules, 600, seed=77
+    )
+    adv = result.matchups[0].advantage
+    assert adv.mean - adv.ci95 > 0, f"model - random = {adv}"
+
+
+def weights(path):
+    actor, _ = load_policy(path)
+    return {k: v.clone() for k, v in actor.state_dict().items()}
+
+
+def same(a, b):
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_the_same_seed_gives_the_same_model_and_another_seed_another(tmp_path):
+    base = ["--total-decisions", "3000", *TINY, "--opponents", "self=1,heuristic=1,snapshots=1",
+            "--snapshot-every", "1000"]  # fmt: skip
+    for name, seed in (("a", 5), ("b", 5), ("c", 6)):
+        ppo.train(ppo.parse_args(["--out", str(tmp_path / name), "--seed", str(seed), *base]))
+    a, b, c = (weights(tmp_path / n / "model.safetensors") for n in "abc")
+    assert same(a, b)
+    assert not same(a, c)
+
+
+def test_ctrl_c_saves_and_resume_continues_exactly(tmp_path):
+    base = [
+        "--total-decisions",
+        "40000",
+        *TINY,
+        "--checkpoint-every",
+        "1",
+        "--snapshot-every",
+        "5000",
+        "--eval-every",
+        "10000",
+        "--eval-deals",
+        "10",
+        "--imitate",
+        "heuristic",
+        "--imitate-decisions",
+        "1000",
+    ]
+    ppo.train(ppo.parse_args(["--out", str(tmp_path / "whole"), *base]))
+    out = tmp_path / "cut"
+    proc = subprocess.Popen([sys.executable, "-m", "training.cli", "train", "--out", str(out), *base], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.time() + 300
+    while not (out / "checkpoint.safetensors").exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr[-2000:]
+    assert "Traceback" not in stderr
+    assert "stopped early" in stdout, "the run should have been cut before its end"
+    assert (out / "model.safetensors").is_file() and not list(out.glob("*.tmp"))
+    assert not same(weights(out / "model.safetensors"), weights(tmp_path / "whole" / "model.safetensors"))
+    proc = run_cli("train", "--resume", str(out), "--no-progress")
+    assert "resumed" in proc.stdout and "trained" in proc.stdout
+    assert same(weights(out / "model.safetensors"), weights(tmp_path / "whole" / "model.safetensors"))
+    whole = __import__("json").loads((tmp_path / "whole" / "eval_history.json").read_text())
+    cut = __import__("json").loads((out / "eval_history.json").read_text())
+    strip = lambda h: [{k: v for k, v in e.items() if k != "seconds"} for e in h["history"]]
+    assert strip(whole) == strip(cut)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--gamma", "2"], "--gamma must be in (0, 1]"),
+        (["--gae-lambda", "5"], "--gae-lambda must be in (0, 1]"),
+        (["--clip-coef", "-1"], "--clip-coef must be in (0, 10]"),
+        (["--num-tables", "0"], "--num-tables must be at least 1"),
+        (["--eval-every", "-5"], "--eval-every must be at least 0"),
+        (["--hidden", "abc"], "--hidden must be positive layer sizes"),
+        (["--opponents", "nosuch=1"], "unknown pool entry 'nosuch'"),
+        (["--imitate", "nosuch"], "--imitate must be an agent name"),
+        (["--device", "tpu"], "--device must be cpu or cuda"),
+        (["--variant", "six_handed"], "invalid choice"),
+        (["--resume", "/nonexistent/run"], "no checkpoint.safetensors"),
+        (["--algo", "dqn"], "--algo must be one of"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(argv, message, tmp_path):
+    proc = run_cli("train", "--out", str(tmp_path / "x"), *argv, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_an_existing_run_folder_is_refused_unless_overwrite_or_resume(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    proc = run_cli("train", "--out", str(out), "--total-decisions", "500", *TINY, check=False)
+    assert proc.returncode == 2 and "is not empty" in proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    run_cli("train", "--out", str(out), "--total-decisions", "500", *TINY, "--overwrite")
+    assert (out / "model.safetensors").is_file()

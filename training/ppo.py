@@ -1,0 +1,873 @@
+"""Batched self-play PPO on the engine (``euchre train``, the default ``--algo ppo``).
+
+One file, CleanRL style: every setting is a field of :class:`Args` and a
+command-line option (``euchre train --help``). Each iteration
+
+1. deals ``--num-tables`` hands and draws, per table, who sits where: the
+   learner's current policy at every seat (self-play), or against one entry
+   of the opponent pool (``heuristic``, ``random``, ``search`` or a frozen
+   ``snapshots`` entry of the learner): four-handed, the entry takes one
+   side; five-handed, 1 to 4 random seats;
+2. plays them to the end on the batched engine (:mod:`training.rollout`):
+   every learner decision at every seat is training data;
+3. estimates advantages along each seat's own decisions (GAE) with a critic
+   that, in training only, also sees the other seats' hands
+   (``--critic full``; the saved policy sees only its seat's observation);
+4. takes ``--update-epochs`` PPO passes over the data in minibatches.
+
+Randomness is a pure function of ``(seed, iteration)``, so the same seed
+gives the same model and ``--resume`` continues exactly.
+
+The run folder (``--out DIR``, refused if not empty unless ``--overwrite``)
+receives ``model.safetensors`` (the final policy: weights plus a JSON config,
+loading it runs no code; ``model:<path>`` makes it an agent),
+``best_model.safetensors`` (best periodic evaluation against the heuristic),
+``checkpoint.safetensors`` (everything ``--resume`` needs), ``args.json``,
+``eval.json``/``eval.md`` (final duplicate evaluation), ``eval_history.json``,
+``learning_curve.png`` (evaluation against learner decisions and wall-clock
+time) and ``tb/`` (TensorBoard). Ctrl-C stops at the end of the iteration,
+saves everything and exits cleanly; ``--resume DIR`` continues.
+
+Example::
+
+    euchre train --variant four_handed --out runs/demo
+    euchre eval --variant four_handed --agents model:runs/demo/model.safetensors heuristic random --deals 2000
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from euchre_env.actions import NUM_ACTIONS
+from euchre_env.encoding import obs_layout
+from euchre_env.rules import PRESETS, RulesConfig, make_rules
+from training.options import dataclass_parser
+
+HELP = {
+    "exp_name": "experiment name, part of the generated run folder's name",
+    "variant": "game: four_handed or five_handed",
+    "seed": "seed of the deals, the network and every random draw",
+    "out": "run folder (default: <runs-dir>/<variant>__<exp-name>__<seed>__<time>)",
+    "runs_dir": "parent of the generated run folder when --out is not given",
+    "overwrite": "allow an --out folder that is not empty (its files are replaced)",
+    "resume": "continue the run in this folder exactly where its checkpoint stopped (its args.json is used)",
+    "total_decisions": "learner decisions to train on (every seat's decisions count)",
+    "num_tables": "hands dealt and played at once per iteration",
+    "learning_rate": "Adam learning rate",
+    "anneal_lr": "decay the learning rate linearly to 0 over --total-decisions",
+    "minibatch_size": "decisions per gradient step",
+    "update_epochs": "passes over each iteration's decisions",
+    "gamma": "discount (an episode is one hand: 1.0)",
+    "gae_lambda": "GAE lambda along each seat's decisions",
+    "clip_coef": "PPO clipping coefficient",
+    "ent_coef": "entropy bonus coefficient",
+    "vf_coef": "value loss coefficient",
+    "max_grad_norm": "gradient clipping norm",
+    "hidden": "hidden layer sizes of the policy network, comma separated",
+    "critic_hidden": "hidden layer sizes of the value network, comma separated",
+    "activation": "hidden activation",
+    "critic": "what the value network sees: 'full' (the seat's observation and the other hands; training "
+    "only) or 'obs' (the observation alone)",
+    "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
+    "opponents": "opponent pool with weights, per table, e.g. 'self=1,heuristic=1,snapshots=1' "
+    "(kinds: self, snapshots, heuristic, random, search)",
+    "snapshot_every": "learner decisions between frozen snapshots of the policy added to the pool",
+    "max_snapshots": "snapshots kept in the pool (the oldest is dropped)",
+    "eval_every": "learner decisions between duplicate evaluations (0: none)",
+    "eval_deals": "deals of each periodic evaluation against the heuristic",
+    "eval_search_deals": "deals of each periodic evaluation against the search agent (0: none; slow)",
+    "final_eval_deals": "deals per match of the final evaluation against heuristic and random (0: none)",
+    "imitate": "agent whose play the policy first imitates (behaviour cloning at every seat, the critic "
+    "fitted to its returns), e.g. heuristic; '' starts from scratch",
+    "imitate_decisions": "decisions of the imitated agent to learn from (each seen once)",
+    "imitate_lr": "learning rate of the imitation phase",
+    "checkpoint_every": "iterations between checkpoints (a checkpoint is also written at the end and on Ctrl-C)",
+    "threads": "torch CPU threads",
+    "device": "torch device for the network: cpu, cuda, cuda:1, ...",
+    "progress": "show a progress bar",
+}
+
+
+@dataclass
+class Args:
+    """Every setting of a run (each one a ``--kebab-case`` option)."""
+
+    exp_name: str = "ppo"
+    variant: str = "four_handed"
+    seed: int = 1
+    out: str | None = None
+    runs_dir: str = "runs"
+    overwrite: bool = False
+    resume: str = ""
+    total_decisions: int = 10_000_000
+    num_tables: int = 1024
+    learning_rate: float = 5e-4
+    anneal_lr: bool = True
+    minibatch_size: int = 4096
+    update_epochs: int = 2
+    gamma: float = 1.0
+    gae_lambda: float = 0.9
+    clip_coef: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: str = "256,256"
+    critic_hidden: str = "256,256"
+    activation: str = "relu"
+    critic: str = "full"
+    zero_sum: bool = True
+    opponents: str = "self=1,heuristic=1,snapshots=1"
+    snapshot_every: int = 1_000_000
+    max_snapshots: int = 10
+    eval_every: int = 1_000_000
+    eval_deals: int = 1000
+    eval_search_deals: int = 0
+    final_eval_deals: int = 2000
+    imitate: str = ""
+    imitate_decisions: int = 2_000_000
+    imitate_lr: float = 1e-3
+    checkpoint_every: int = 10
+    threads: int = 2
+    device: str = "cpu"
+    progress: bool = True
+
+
+CHOICES = {"variant": sorted(PRESETS), "activation": ["relu", "tanh"], "critic": ["full", "obs"]}
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Args:
+    """``Args`` from the command line; a bad value exits with status 2 and a one-line message."""
+    parser = dataclass_parser(Args, HELP, "euchre train", __doc__.split("\n\n")[0], CHOICES)
+    args = Args(**vars(parser.parse_args(argv)))
+    try:
+        check_args(args)
+    except ValueError as err:
+        parser.error(str(err))
+    return args
+
+
+def check_args(args: Args) -> None:
+    """Raise ``ValueError`` naming the first option out of range."""
+    for name in ("total_decisions", "num_tables", "minibatch_size", "update_epochs", "max_snapshots",
+                 "threads", "snapshot_every", "checkpoint_every"):  # fmt: skip
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    for name in ("eval_every", "eval_search_deals", "final_eval_deals", "seed"):
+        if getattr(args, name) < 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
+    for name, value in (("eval_deals", args.eval_deals), ("final_eval_deals", args.final_eval_deals),
+                        ("eval_search_deals", args.eval_search_deals)):  # fmt: skip
+        if value == 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be 0 or at least 2, got 1")
+    if args.imitate:
+        from agents import agent_names
+
+        if args.imitate not in agent_names() or args.imitate.endswith(":..."):
+            raise ValueError(f"--imitate must be an agent name such as heuristic, got {args.imitate!r}")
+        if args.imitate_decisions < 1 or not args.imitate_lr > 0:
+            raise ValueError("--imitate-decisions must be at least 1 and --imitate-lr positive")
+    if args.eval_deals < 2:
+        raise ValueError(f"--eval-deals must be at least 2, got {args.eval_deals}")
+    for name, low, high in (("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_coef", 0, 10)):
+        value = getattr(args, name)
+        if not low < value <= high:
+            raise ValueError(f"--{name.replace('_', '-')} must be in ({low}, {high}], got {value}")
+    for name in ("learning_rate", "max_grad_norm"):
+        if not getattr(args, name) > 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    for name in ("ent_coef", "vf_coef"):
+        if not getattr(args, name) >= 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
+    layer_sizes(args.hidden, "--hidden")
+    layer_sizes(args.critic_hidden, "--critic-hidden")
+    from training.common import parse_pool
+
+    parse_pool(args.opponents)
+    if not (args.device == "cpu" or args.device.startswith("cuda")):
+        raise ValueError(f"--device must be cpu or cuda[:N], got {args.device!r}")
+
+
+def layer_sizes(text: str, option: str) -> list[int]:
+    """``"256,256"`` -> ``[256, 256]``; ``ValueError`` naming ``option`` otherwise."""
+    try:
+        sizes = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"{option} must be positive layer sizes separated by commas, got {text!r}")
+    return sizes
+
+
+# ----------------------------------------------------------------------------- the network
+
+
+def build_net(args: Args, rules: RulesConfig) -> Any:
+    """Actor and critic MLPs (``net.actor``, ``net.critic``), orthogonally initialised as in CleanRL."""
+    import torch
+
+    from agents.neural import build_mlp
+
+    d = obs_layout(rules).size
+    extra = 32 * (rules.num_players - 1) if args.critic == "full" else 0
+    net = torch.nn.Module()
+    net.actor = build_mlp([d, *layer_sizes(args.hidden, "--hidden"), NUM_ACTIONS], args.activation)
+    net.critic = build_mlp(
+        [d + extra, *layer_sizes(args.critic_hidden, "--critic-hidden"), 1], args.activation
+    )
+    for module, last_gain in ((net.actor, 0.01), (net.critic, 1.0)):
+        linears = [m for m in module if isinstance(m, torch.nn.Linear)]
+        for i, layer in enumerate(linears):
+            torch.nn.init.orthogonal_(layer.weight, last_gain if i == len(linears) - 1 else np.sqrt(2))
+            torch.nn.init.zeros_(layer.bias)
+    return net
+
+
+def policy_config(args: Args, rules: RulesConfig, provenance: dict[str, Any]) -> Any:
+    from agents.neural import PolicyConfig, rules_metadata
+
+    return PolicyConfig(
+        rules=rules_metadata(rules), obs_size=obs_layout(rules).size,
+        hidden=layer_sizes(args.hidden, "--hidden"), activation=args.activation, provenance=provenance,
+    )  # fmt: skip
+
+
+def critic_input(obs: Any, hidden_bits: Any, full: bool) -> Any:
+    """Float critic input: the observation, with the other hands' card bits when ``full``."""
+    import torch
+
+    x = obs.float()
+    return torch.cat([x, hidden_bits.float()], dim=1) if full else x
+
+
+def hidden_bits(hidden: np.ndarray) -> np.ndarray:
+    """uint8 (N, 32 * (P-1)) card bits of the other hands from uint32 (N, P-1) masks."""
+    return np.unpackbits(np.ascontiguousarray(hidden).view(np.uint8), axis=1, bitorder="little")
+
+
+def learner_act(actor: Any, gen: Any, device: Any) -> Any:
+    """The rollout's sampling policy: masked softmax of the actor, drawn with ``gen`` (Gumbel-max)."""
+    import torch
+
+    def act(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with torch.no_grad():
+            logits = actor(torch.from_numpy(obs).to(device).float())
+            logits = logits.masked_fill(~torch.from_numpy(masks).to(device), -1e9)
+            u = torch.rand(logits.shape, generator=gen, device=device).clamp_(1e-12, 1.0)
+            choice = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
+            logp = torch.log_softmax(logits, dim=1).gather(1, choice[:, None])[:, 0]
+        return choice.cpu().numpy(), logp.cpu().numpy()
+
+    return act
+
+
+# ----------------------------------------------------------------------------- one iteration
+
+
+def assign_seats(
+    rng: np.random.Generator, weights: dict[str, float], n_snapshots: int, b: int, rules: RulesConfig
+) -> tuple[np.ndarray, np.ndarray]:
+    """Who sits where at each of ``b`` tables.
+
+    Returns:
+        ``(entry, opp_seats)``: int (b,) index into ``POOL`` of each table's
+        entry (``self`` tables have no opponent), bool (b, P) the seats the
+        entry takes. A ``snapshots`` draw with no snapshot yet plays ``self``.
+    """
+    kinds = list(POOL)
+    w = np.array([weights.get(k, 0.0) if (k != "snapshots" or n_snapshots) else 0.0 for k in kinds])
+    entry = rng.choice(len(kinds), size=b, p=w / w.sum())
+    p = rules.num_players
+    if rules.called_card:  # 1..P-1 random seats
+        k = rng.integers(1, p, size=b)
+        order = np.argsort(rng.random((b, p)), axis=1)
+        seats = np.zeros((b, p), bool)
+        np.put_along_axis(seats, order, np.arange(p)[None, :] < k[:, None], axis=1)
+    else:  # one side
+        side = rng.integers(0, 2, size=b)
+        seats = (np.arange(p)[None, :] % 2) == side[:, None]
+    seats &= (entry != kinds.index("self"))[:, None]
+    return entry, seats
+
+
+POOL = ("self", "heuristic", "random", "search", "snapshots")
+
+
+def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -> dict[str, float]:
+    """``--update-epochs`` passes of clipped PPO over ``data`` (torch tensors on the device); returns means."""
+    import torch
+
+    n = data["actions"].shape[0]
+    full = args.critic == "full"
+    sums: dict[str, float] = {}
+    count = 0
+    for _ in range(args.update_epochs):
+        perm = torch.randperm(n, generator=gen)
+        for start in range(0, n, args.minibatch_size):
+            idx = perm[start : start + args.minibatch_size].to(data["actions"].device)
+            if idx.numel() < 2:
+                continue
+            obs, masks = data["obs"][idx], data["masks"][idx]
+            logits = net.actor(obs.float()).masked_fill(~masks, -1e9)
+            logp_all = torch.log_softmax(logits, dim=1)
+            newlogp = logp_all.gather(1, data["actions"][idx, None])[:, 0]
+            entropy = -(logp_all.exp() * logp_all).sum(dim=1).mean()
+            adv = data["advantages"][idx]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            log_ratio = newlogp - data["logp"][idx]
+            ratio = log_ratio.exp()
+            pg_loss = torch.max(
+                -adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
+            ).mean()
+            value = net.critic(critic_input(obs, data["hidden"][idx], full))[:, 0]
+            v_loss = 0.5 * ((value - data["returns"][idx]) ** 2).mean()
+            loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean()
+                clipfrac = ((ratio - 1).abs() > args.clip_coef).float().mean()
+            for key, v in (("policy_loss", pg_loss), ("value_loss", v_loss), ("entropy", entropy),
+                           ("approx_kl", approx_kl), ("clipfrac", clipfrac)):  # fmt: skip
+                sums[key] = sums.get(key, 0.0) + float(v.detach())
+            count += 1
+    return {k: v / max(count, 1) for k, v in sums.items()}
+
+
+def to_tensors(ro: Any, args: Args, device: Any) -> dict[str, Any]:
+    import torch
+
+    t = {
+        "obs": torch.from_numpy(ro.obs),
+        "hidden": torch.from_numpy(hidden_bits(ro.hidden)),
+        "masks": torch.from_numpy(ro.masks),
+        "actions": torch.from_numpy(ro.actions),
+        "logp": torch.from_numpy(ro.logp),
+    }
+    return {k: v.to(device) for k, v in t.items()}
+
+
+def values_of(net: Any, data: dict[str, Any], full: bool, chunk: int = 16384) -> np.ndarray:
+    """The critic's value of every decision, float32 (N,)."""
+    import torch
+
+    out = []
+    with torch.no_grad():
+        for i in range(0, data["obs"].shape[0], chunk):
+            x = critic_input(data["obs"][i : i + chunk], data["hidden"][i : i + chunk], full)
+            out.append(net.critic(x)[:, 0].cpu().numpy())
+    return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+
+def imitate(net: Any, args: Args, rules: RulesConfig, device: Any) -> dict[str, float]:
+    """Behaviour cloning of ``args.imitate`` before PPO: the actor learns its choices, the critic its returns.
+
+    The imitated agent plays every seat of ``--num-tables`` fresh hands at a
+    time; each batch of its decisions is learned from once (cross-entropy over
+    the legal actions, squared error of the value against the hand's reward),
+    until ``--imitate-decisions`` decisions. Returns the last batch's losses.
+    """
+    import torch
+
+    from agents import make_agent
+    from training.rollout import collect, gae
+
+    teacher = make_agent(args.imitate, rules)
+    rng = np.random.default_rng(np.random.SeedSequence([args.seed, 2**32]))
+    gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
+    opt = torch.optim.Adam(net.parameters(), lr=args.imitate_lr, eps=1e-5)
+    full = args.critic == "full"
+    seen, stats = 0, {}
+
+    def act(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.asarray(teacher.act(obs.astype(np.float32), masks, rng), np.int64), np.zeros(
+            len(obs), np.float32
+        )
+
+    net.train()
+    while seen < args.imitate_decisions:
+        seeds = rng.integers(0, 2**63, size=args.num_tables, dtype=np.uint64)
+        controllers = np.full((args.num_tables, rules.num_players), -1, np.int64)
+        ro = collect(rules, seeds, controllers, act, [], rng, args.zero_sum)
+        data = to_tensors(ro, args, device)
+        returns = torch.from_numpy(gae(ro, np.zeros(len(ro), np.float32), 1.0, 1.0)[1]).to(device)
+        perm = torch.randperm(len(ro), generator=gen).to(device)
+        for start in range(0, len(ro), args.minibatch_size):
+            idx = perm[start : start + args.minibatch_size]
+            logits = net.actor(data["obs"][idx].float()).masked_fill(~data["masks"][idx], -1e9)
+            ce = torch.nn.functional.cross_entropy(logits, data["actions"][idx])
+            value = net.critic(critic_input(data["obs"][idx], data["hidden"][idx], full))[:, 0]
+            v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
+            opt.zero_grad(set_to_none=True)
+            (ce + args.vf_coef * v_loss).backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+            opt.step()
+            stats = {"cross_entropy": float(ce.detach()), "value_loss": float(v_loss.detach())}
+        seen += len(ro)
+    return {**stats, "decisions": float(seen)}
+
+
+# ----------------------------------------------------------------------------- run state and files
+
+
+@dataclass
+class Progress:
+    """Where a run stands (saved in its checkpoint)."""
+
+    iteration: int = 0
+    imitated: int = 0  # decisions of the imitation phase learned from
+    learner_decisions: int = 0
+    decisions: int = 0  # every decision played at the tables, the opponents' included
+    seconds: float = 0.0  # wall-clock time spent training (evaluations included)
+    best: float | None = None  # best periodic evaluation against the heuristic
+    history: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # periodic evaluations
+    curve: list[list[float]] = dataclasses.field(default_factory=list)  # [decisions, reward vs heuristic]
+
+
+CHECKPOINT = "checkpoint.safetensors"
+_CKPT_KEY = "euchre_env_checkpoint"
+
+
+def save_checkpoint(
+    path: Path, net: Any, opt: Any, snapshots: list[Any], progress: Progress, args: Args
+) -> None:
+    """Everything ``--resume`` needs, as tensors and JSON (no pickle), written atomically."""
+    import torch
+    from safetensors.torch import save_file
+
+    tensors = {f"net.{k}": v for k, v in net.state_dict().items()}
+    opt_state = opt.state_dict()
+    for i, entry in opt_state["state"].items():
+        for key, value in entry.items():
+            tensors[f"opt.{i}.{key}"] = value if torch.is_tensor(value) else torch.tensor(value)
+    for j, snap in enumerate(snapshots):
+        tensors.update({f"snap.{j}.{k}": v for k, v in snap.state_dict().items()})
+    meta = {"progress": dataclasses.asdict(progress), "param_groups": opt_state["param_groups"],
+            "snapshots": len(snapshots), "args": dataclasses.asdict(args)}  # fmt: skip
+    tensors = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in tensors.items()}
+    tmp = path.with_name(path.name + ".tmp")
+    save_file(tensors, str(tmp), metadata={_CKPT_KEY: json.dumps(meta)})
+    tmp.replace(path)
+
+
+def load_checkpoint(path: Path, net: Any, opt: Any, make_actor: Any) -> tuple[Progress, list[Any]]:
+    """Restore ``net`` and ``opt`` in place from :func:`save_checkpoint`; returns progress and snapshots."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as f:
+        meta = json.loads((f.metadata() or {})[_CKPT_KEY])
+        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+    device = next(net.parameters()).device
+    net.load_state_dict({k[4:]: v for k, v in tensors.items() if k.startswith("net.")})
+    state: dict[int, dict[str, Any]] = {}
+    for k, v in tensors.items():
+        if k.startswith("opt."):
+            _, i, key = k.split(".", 2)
+            state.setdefault(int(i), {})[key] = v if key == "step" else v.to(device)
+    opt.load_state_dict({"state": state, "param_groups": meta["param_groups"]})
+    snapshots = []
+    for j in range(meta["snapshots"]):
+        actor = make_actor()
+        prefix = f"snap.{j}."
+        actor.load_state_dict({k[len(prefix) :]: v for k, v in tensors.items() if k.startswith(prefix)})
+        snapshots.append(actor.eval())
+    return Progress(**meta["progress"]), snapshots
+
+
+def prepare_run_dir(args: Args) -> Path:
+    """The run folder: ``--resume``'s, ``--out`` (empty, or ``--overwrite``), or a new generated one."""
+    if args.resume:
+        path = Path(args.resume)
+        if not (path / CHECKPOINT).is_file():
+            raise ValueError(f"--resume {args.resume!r}: no {CHECKPOINT} in that folder")
+        return path
+    path = (
+        Path(args.out)
+        if args.out
+        else Path(args.runs_dir) / (f"{args.variant}__{args.exp_name}__{args.seed}__{int(time.time())}")
+    )
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out {str(path)!r} is a file, not a folder")
+    if path.is_dir() and any(path.iterdir()) and not args.overwrite:
+        raise ValueError(
+            f"--out {str(path)!r} is not empty: pass --overwrite to replace its files or --resume {str(path)!r} "
+            "to continue its run"
+        )
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def provenance(args: Args, command: str) -> dict[str, Any]:
+    """What made a model: the command, seed and the code's commit (``-dirty`` with local changes)."""
+    commit = "unknown"
+    try:
+        here = Path(__file__).resolve().parent
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], check=False, cwd=here, capture_output=True, text=True, timeout=10
+        )
+        if head.returncode == 0:
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], check=False, cwd=here,
+                                   capture_output=True, text=True, timeout=10).stdout.strip()  # fmt: skip
+            commit = head.stdout.strip() + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"command": command, "seed": args.seed, "commit": commit, "algo": "ppo", "variant": args.variant}
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (a temporary file, then a rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    tmp.replace(path)
+
+
+def plot_curves(progress: Progress, path: Path) -> Path:
+    """Evaluation against learner decisions and against wall-clock minutes, and the training reward."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    hist = progress.history
+    names = sorted({k for h in hist for k in h["eval"]})
+    for ax, key, label in (
+        (axes[0], "learner_decisions", "learner decisions"),
+        (axes[1], "seconds", "minutes"),
+    ):
+        x = np.array([h[key] for h in hist], float) / (60.0 if key == "seconds" else 1.0)
+        for name in names:
+            pts = [(xi, h["eval"][name]) for xi, h in zip(x, hist, strict=True) if name in h["eval"]]
+            xs = np.array([p[0] for p in pts])
+            adv = np.array([p[1]["advantage"] for p in pts])
+            ci = np.array([p[1]["ci95"] for p in pts])
+            ax.plot(xs, adv, marker="o", label=f"vs {name}")
+            ax.fill_between(xs, adv - ci, adv + ci, alpha=0.2)
+        ax.axhline(0.0, color="grey", lw=0.8)
+        ax.set_xlabel(label)
+        ax.set_ylabel("points per hand minus opponent's (95% CI)")
+        if names:
+            ax.legend()
+    axes[0].set_title("duplicate evaluation by learner decisions")
+    axes[1].set_title("duplicate evaluation by wall-clock time")
+    if progress.curve:
+        c = np.array(progress.curve)
+        axes[2].plot(c[:, 0], c[:, 1], color="tab:green", lw=0.8)
+    axes[2].axhline(0.0, color="grey", lw=0.8)
+    axes[2].set_xlabel("learner decisions")
+    axes[2].set_title("training reward per hand at tables against the heuristic")
+    fig.tight_layout()
+    tmp = path.with_name(path.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=90)
+    plt.close(fig)
+    tmp.replace(path)
+    return path
+
+
+# ----------------------------------------------------------------------------- the loop
+
+
+class _StopFlag:
+    """Ctrl-C (or SIGTERM) asks the run to stop at the end of the iteration; a second Ctrl-C aborts."""
+
+    def __init__(self) -> None:
+        self.set = False
+        self._old: dict[int, Any] = {}
+
+    def __enter__(self) -> _StopFlag:  # noqa: PYI034 (the class is final)
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.set and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.set = True
+        print("\nstopping at the end of this iteration and saving (Ctrl-C again to abort)", flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+
+
+def evaluate_now(agent: Any, rules: RulesConfig, args: Args, search: Any) -> dict[str, dict[str, float]]:
+    """Periodic duplicate evaluation against the heuristic (and the search agent when asked)."""
+    from agents import make_agent
+    from training.common import evaluate_model
+
+    scores = evaluate_model(agent, rules, {"heuristic": make_agent("heuristic", rules)}, args.eval_deals,
+                            seed=args.seed + 10_000)  # fmt: skip
+    if args.eval_search_deals:
+        scores.update(
+            evaluate_model(agent, rules, {"search": search}, args.eval_search_deals, seed=args.seed + 11_000)
+        )
+    return scores
+
+
+class Trainer:
+    """The learner, its optimizer and opponent pool, advanced one PPO iteration at a time (writes no files).
+
+    Attributes:
+        net: ``net.actor`` (the policy) and ``net.critic``.
+        progress: counters, evaluations and curves (:class:`Progress`).
+        snapshot_actors: frozen copies of the actor in the pool, oldest first.
+        live: the current actor as a deterministic :class:`~agents.neural.NeuralAgent`.
+    """
+
+    def __init__(self, args: Args, command: str = "") -> None:
+        import torch
+
+        from agents import make_agent
+        from agents.neural import NeuralAgent
+        from training.common import parse_pool
+
+        torch.set_num_threads(args.threads)
+        torch.manual_seed(args.seed)
+        self.args, self.device = args, torch.device(args.device)
+        self.rules = make_rules(args.variant, episode="hand")
+        self.net = build_net(args, self.rules).to(self.device)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate, eps=1e-5)
+        self.config = policy_config(args, self.rules, provenance(args, command))
+        self.progress, self.snapshot_actors = Progress(), []
+        self.weights = parse_pool(args.opponents)
+        self.fixed = {k: make_agent(k, self.rules) for k in ("heuristic", "random", "search")
+                      if self.weights.get(k, 0) > 0}  # fmt: skip
+        self.live = NeuralAgent((self.net.actor, self.config), self.rules, deterministic=True, name="model")
+
+    def load(self, path: Path) -> None:
+        from agents.neural import actor_for
+
+        self.progress, self.snapshot_actors = load_checkpoint(
+            path, self.net, self.opt, lambda: actor_for(self.config)
+        )
+
+    def save(self, path: Path) -> None:
+        save_checkpoint(path, self.net, self.opt, self.snapshot_actors, self.progress, self.args)
+
+    def snapshots(self) -> list[Any]:
+        from agents.neural import NeuralAgent
+
+        return [NeuralAgent((a, self.config), self.rules, deterministic=False, name="snapshot")
+                for a in self.snapshot_actors]  # fmt: skip
+
+    def add_snapshot(self) -> None:
+        from agents.neural import actor_for
+
+        clone = actor_for(self.config)
+        clone.load_state_dict({k: v.detach().cpu() for k, v in self.net.actor.state_dict().items()})
+        self.snapshot_actors = [*self.snapshot_actors, clone.eval()][-self.args.max_snapshots :]
+
+    def imitate(self) -> dict[str, float]:
+        """The ``--imitate`` phase (once per run)."""
+        start = time.perf_counter()
+        stats = imitate(self.net, self.args, self.rules, self.device)
+        self.progress.imitated = int(stats["decisions"])
+        self.progress.seconds += time.perf_counter() - start
+        return stats
+
+    def iterate(self) -> dict[str, float]:
+        """One iteration: seat the tables, play a hand at each, one PPO update. Returns its statistics."""
+        import torch
+
+        from training.rollout import collect, gae
+
+        args, rules, net, progress = self.args, self.rules, self.net, self.progress
+        start = time.perf_counter()
+        rng = np.random.default_rng(np.random.SeedSequence([args.seed, progress.iteration]))
+        gen = torch.Generator(device=self.device).manual_seed(int(rng.integers(2**62)))
+        cpu_gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
+        if args.anneal_lr:
+            for group in self.opt.param_groups:
+                group["lr"] = args.learning_rate * max(
+                    0.0, 1.0 - progress.learner_decisions / args.total_decisions
+                )
+        snaps = self.snapshots()
+        entry, seats = assign_seats(rng, self.weights, len(snaps), args.num_tables, rules)
+        controllers = np.full(seats.shape, -1, np.int64)
+        for k, kind in enumerate(self.fixed):
+            controllers[seats & (entry == POOL.index(kind))[:, None]] = k
+        snap_rows = entry == POOL.index("snapshots")
+        if snap_rows.any():
+            pick = len(self.fixed) + rng.integers(0, len(snaps), size=int(snap_rows.sum()))
+            controllers[snap_rows] = np.where(seats[snap_rows], pick[:, None], -1)
+        seeds = rng.integers(0, 2**63, size=args.num_tables, dtype=np.uint64)
+        net.eval()
+        ro = collect(rules, seeds, controllers, learner_act(net.actor, gen, self.device),
+                     [*self.fixed.values(), *snaps], rng, args.zero_sum)  # fmt: skip
+        data = to_tensors(ro, args, self.device)
+        values = values_of(net, data, args.critic == "full")
+        adv, ret = gae(ro, values, args.gamma, args.gae_lambda)
+        data["advantages"] = torch.from_numpy(adv).to(self.device)
+        data["returns"] = torch.from_numpy(ret).to(self.device)
+        net.train()
+        stats = ppo_update(net, self.opt, data, args, cpu_gen)
+        net.eval()
+        stats["explained_variance"] = float(1 - np.var(ret - values) / (np.var(ret) + 1e-8))
+        before = progress.learner_decisions
+        progress.iteration += 1
+        progress.learner_decisions += len(ro)
+        progress.decisions += ro.decisions
+        elapsed = time.perf_counter() - start
+        progress.seconds += elapsed
+        stats["learner_decisions_per_second"] = len(ro) / elapsed
+        stats["learning_rate"] = self.opt.param_groups[0]["lr"]
+        vs_h = seats.any(axis=1) & (entry == POOL.index("heuristic"))
+        if vs_h.any():
+            stats["reward_vs_heuristic"] = float(ro.points[vs_h][~seats[vs_h]].mean())
+            progress.curve.append([progress.learner_decisions, stats["reward_vs_heuristic"]])
+        crossed = (
+            args.snapshot_every
+            and progress.learner_decisions // args.snapshot_every > before // args.snapshot_every
+        )
+        if crossed and self.weights.get("snapshots", 0) > 0:
+            self.add_snapshot()
+        stats["decisions"] = float(len(ro))
+        return stats
+
+
+def train(args: Args, command: str | None = None, run_dir: Path | None = None) -> Path:
+    """Run (or resume) one training as configured; returns the run folder.
+
+    ``run_dir`` is :func:`prepare_run_dir`'s result when the caller already checked it.
+    """
+    from agents import make_agent
+    from agents.neural import save_policy
+    from training.evaluate import evaluate
+
+    run_dir = run_dir if run_dir is not None else prepare_run_dir(args)
+    if args.resume:
+        stored = json.loads((run_dir / "args.json").read_text())
+        args = Args(**{**stored, "resume": args.resume, "progress": args.progress})
+    else:
+        write_json(run_dir / "args.json", dataclasses.asdict(args))
+    command = command or "training.ppo.train(" + repr(dataclasses.asdict(args)) + ")"
+    tr = Trainer(args, command)
+    progress = tr.progress
+    if args.resume:
+        tr.load(run_dir / CHECKPOINT)
+        progress = tr.progress
+        print(
+            f"resumed {run_dir} at iteration {progress.iteration}, {progress.learner_decisions} learner decisions"
+        )
+    search = make_agent("search", tr.rules) if args.eval_search_deals else None
+    writer = _writer(run_dir)
+    bar = _bar(args, progress)
+
+    def periodic_eval() -> None:
+        start = time.perf_counter()
+        scores = evaluate_now(tr.live, tr.rules, args, search)
+        progress.history.append({"iteration": progress.iteration, "learner_decisions": progress.learner_decisions,
+                                 "seconds": progress.seconds, "eval": scores})  # fmt: skip
+        for name, s in scores.items():
+            writer.add_scalar(f"eval/points_vs_{name}", s["advantage"], progress.learner_decisions)
+        text = {f"vs_{n}": f"{s['advantage']:+.3f}±{s['ci95']:.3f}" for n, s in scores.items()}
+        if bar is not None:
+            bar.set_postfix(text)
+        else:
+            print(f"decisions {progress.learner_decisions}: {text}", flush=True)
+        if progress.best is None or scores["heuristic"]["advantage"] > progress.best:
+            progress.best = scores["heuristic"]["advantage"]
+            save_policy(run_dir / "best_model.safetensors", tr.net.actor, _with(tr.config, progress))
+        progress.seconds += time.perf_counter() - start
+
+    with _StopFlag() as stop:
+        if args.imitate and not progress.imitated:
+            stats = tr.imitate()
+            print(f"imitated {args.imitate} on {progress.imitated} decisions: "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in stats.items() if k != "decisions"), flush=True)  # fmt: skip
+        if args.eval_every and progress.iteration == 0 and not progress.history and not stop.set:
+            periodic_eval()
+        while progress.learner_decisions < args.total_decisions and not stop.set:
+            before = progress.learner_decisions
+            stats = tr.iterate()
+            for key, value in stats.items():
+                group = (
+                    "charts"
+                    if key in ("reward_vs_heuristic", "learner_decisions_per_second", "learning_rate")
+                    else "losses"
+                )
+                if key != "decisions":
+                    writer.add_scalar(f"{group}/{key}", value, progress.learner_decisions)
+            if bar is not None:
+                bar.update(progress.learner_decisions - before)
+            if args.eval_every and progress.learner_decisions // args.eval_every > before // args.eval_every:
+                periodic_eval()
+            if progress.iteration % args.checkpoint_every == 0:
+                tr.save(run_dir / CHECKPOINT)
+        if bar is not None:
+            bar.close()
+        tr.save(run_dir / CHECKPOINT)
+        save_policy(run_dir / "model.safetensors", tr.net.actor, _with(tr.config, progress))
+        write_json(run_dir / "eval_history.json", {"history": progress.history, "curve": progress.curve})
+        if progress.history or progress.curve:
+            plot_curves(progress, run_dir / "learning_curve.png")
+        writer.close()
+    finished = progress.learner_decisions >= args.total_decisions
+    if finished and args.final_eval_deals:
+        result = evaluate({"model": tr.live, "heuristic": "heuristic", "random": "random"}, tr.rules,
+                          args.final_eval_deals, seed=args.seed + 20_000)  # fmt: skip
+        result.save(run_dir, plot=False)
+        print(result.to_markdown().split("## Head-to-head")[0].strip())
+    rate = progress.learner_decisions / max(progress.seconds, 1e-9)
+    state = "trained" if finished else "stopped early (continue with --resume) after"
+    print(f"{state} {progress.learner_decisions} learner decisions in {progress.seconds:.0f} s "
+          f"({rate:,.0f}/s); wrote {run_dir}", flush=True)  # fmt: skip
+    return run_dir
+
+
+def _with(config: Any, progress: Progress) -> Any:
+    """``config`` with the run's progress in its provenance."""
+    return dataclasses.replace(config, provenance={**config.provenance, "iteration": progress.iteration,
+                                                   "learner_decisions": progress.learner_decisions})  # fmt: skip
+
+
+def _writer(run_dir: Path) -> Any:
+    from torch.utils.tensorboard import SummaryWriter
+
+    return SummaryWriter(str(run_dir / "tb"))
+
+
+def _bar(args: Args, progress: Progress) -> Any:
+    if not args.progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=args.total_decisions, initial=progress.learner_decisions, unit="dec",
+                unit_scale=True, desc=f"train {args.variant}")  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI entry point (``euchre train [--algo ppo]``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv)
+    try:
+        if args.device.startswith("cuda"):
+            import torch
+
+            if not torch.cuda.is_available():
+                raise ValueError(f"--device {args.device}: torch sees no CUDA device on this machine")
+        run_dir = prepare_run_dir(args)
+    except ValueError as err:
+        print(f"euchre train: error: {err}", file=sys.stderr)
+        return 2
+    train(args, command="euchre train " + shlex.join(argv), run_dir=run_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

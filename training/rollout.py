@@ -1,0 +1,180 @@
+"""Self-play rollouts on the batched engine: every learner decision at every table is data.
+
+:func:`collect` deals ``B`` new hands and plays them to the end in lockstep
+(one decision per unfinished table per engine step). Who acts at a seat is
+fixed per table for the hand by ``controllers`` ``(B, P)``: ``-1`` is the
+learner's shared policy, ``k >= 0`` is ``opponents[k]``. Every decision the
+learner takes, at any seat, is recorded with what PPO needs, and its seat's
+next learner decision in the same hand (``next_idx``), so that advantages can
+be computed per seat (:func:`gae`) although seats take turns.
+
+The critic may see more than the actor: ``hidden`` holds the other seats'
+hands at each decision (relative seats ``1..P-1``, uint32 card masks), which
+a full-information critic reads (training only; the actor, and so the saved
+policy, sees only the seat's observation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from euchre_env import engine
+from euchre_env.actions import NUM_ACTIONS
+from euchre_env.encoding import encode, obs_layout
+from euchre_env.rules import RulesConfig
+from euchre_env.types import Policy
+
+# act(obs uint8 (n, D), masks bool (n, A)) -> (actions int64 (n,), logp float32 (n,))
+LearnerAct = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass
+class Rollout:
+    """The learner's decisions of one rollout, ``N`` rows in the order they were taken.
+
+    Attributes:
+        obs: uint8 (N, D) observations of the acting seat.
+        hidden: uint32 (N, P-1) the other seats' hands (relative seats 1..P-1).
+        masks: bool (N, A) legal actions.
+        actions: int64 (N,) the actions taken.
+        table: int64 (N,) the table (row of the batch) of each decision.
+        seat: int64 (N,) the absolute seat that took it.
+        logp: float32 (N,) their log-probabilities under the acting policy.
+        reward: float32 (N,) the seat's reward on its last decision of the hand, else 0.
+        next_idx: int64 (N,) the row of the same seat's next decision in the hand, -1 for the last.
+        steps: int64 (S + 1,) row offsets of each engine step (rows of step t: steps[t]:steps[t+1]).
+        points: float32 (B, P) rewards of every seat of every table (for logging).
+        decisions: every decision taken at the tables, the opponents' included.
+    """
+
+    obs: np.ndarray
+    hidden: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    table: np.ndarray
+    seat: np.ndarray
+    logp: np.ndarray
+    reward: np.ndarray
+    next_idx: np.ndarray
+    steps: np.ndarray
+    points: np.ndarray
+    decisions: int
+
+    def __len__(self) -> int:
+        return int(self.actions.size)
+
+
+def others_hands(s, turn: np.ndarray) -> np.ndarray:
+    """uint32 (n, P-1): hands of the seats 1..P-1 places to the left of ``turn`` (n,)."""
+    p = s.hands.shape[1]
+    seats = (turn[:, None] + np.arange(1, p)) % p
+    return np.take_along_axis(s.hands, seats, axis=1)
+
+
+def collect(
+    rules: RulesConfig,
+    seeds: np.ndarray,
+    controllers: np.ndarray,
+    learner: LearnerAct,
+    opponents: Sequence[Policy],
+    rng: np.random.Generator,
+    zero_sum: bool = True,
+) -> Rollout:
+    """Play one hand at each of ``B`` tables and record the learner's decisions.
+
+    Args:
+        rules: one-hand episodes of either game.
+        seeds: uint64 (B,) table seeds (the deals).
+        controllers: int (B, P): -1 for the learner at that seat, else an index into ``opponents``.
+        learner: the learner's sampling policy (see ``LearnerAct``).
+        opponents: policies for the other seats (``act(obs, masks, rng)``).
+        rng: the opponents' randomness.
+        zero_sum: rewards as ``engine.points_to_rewards(..., zero_sum)``.
+    """
+    s = engine.init_state(rules, seeds=seeds)
+    b, p = s.batch_size, rules.num_players
+    last = np.full((b, p), -1, np.int64)  # row of each seat's latest learner decision
+    parts: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("obs", "hidden", "masks", "actions", "table", "seat", "logp")
+    }
+    links: list[tuple[np.ndarray, np.ndarray]] = []  # (earlier row, later row) of one seat
+    steps, rows_so_far, decisions = [0], 0, 0
+    while True:
+        live = np.flatnonzero(~engine.is_done(s))
+        if not live.size:
+            break
+        sub = s if live.size == b else s.take(live)
+        turn = sub.turn.astype(np.intp)
+        obs = encode(sub, turn, rules, dtype=np.uint8)
+        base, bits = engine.legal_bits(sub, rules)
+        masks = engine.expand(base, bits)
+        ctrl = controllers[live, turn]
+        acts = np.empty(live.size, np.int64)
+        mine = np.flatnonzero(ctrl < 0)
+        if mine.size:
+            a, logp = learner(obs[mine], masks[mine])
+            acts[mine] = a
+            tables, seats = live[mine], turn[mine]
+            new_rows = rows_so_far + np.arange(mine.size)
+            prev = last[tables, seats]
+            linked = prev >= 0
+            links.append((prev[linked], new_rows[linked]))
+            last[tables, seats] = new_rows
+            rows_so_far += mine.size
+            for key, value in (("obs", obs[mine]), ("hidden", others_hands(sub, turn)[mine]),
+                               ("masks", masks[mine]), ("actions", a), ("table", tables),
+                               ("seat", seats.astype(np.int64)), ("logp", logp)):  # fmt: skip
+                parts[key].append(value)
+        for k, policy in enumerate(opponents):
+            sel = np.flatnonzero(ctrl == k)
+            if sel.size:
+                acts[sel] = policy.act(obs[sel].astype(np.float32), masks[sel], rng)
+        engine.step_rows(s, live, acts, rules)
+        decisions += live.size
+        steps.append(rows_so_far)
+    points = engine.points_to_rewards(s.last_points, rules, zero_sum)  # (B, P)
+    n = rows_so_far
+    next_idx = np.full(n, -1, np.int64)
+    for earlier, later in links:
+        next_idx[earlier] = later
+    reward = np.zeros(n, np.float32)
+    seen = last >= 0
+    reward[last[seen]] = points[seen]
+    empty = {"obs": np.zeros((0, obs_layout(rules).size), np.uint8), "hidden": np.zeros((0, p - 1), np.uint32),
+             "masks": np.zeros((0, NUM_ACTIONS), bool), "actions": np.zeros(0, np.int64),
+             "table": np.zeros(0, np.int64), "seat": np.zeros(0, np.int64),
+             "logp": np.zeros(0, np.float32)}  # fmt: skip
+    cat = {k: np.concatenate(v) if v else empty[k] for k, v in parts.items()}
+    return Rollout(**cat, reward=reward, next_idx=next_idx, steps=np.asarray(steps, np.int64),
+                   points=points, decisions=decisions)  # fmt: skip
+
+
+def gae(r: Rollout, values: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """Generalised advantage estimates along each seat's own decisions.
+
+    A seat's next state is its own next decision (``r.next_idx``), or the end
+    of the hand. Steps are walked backwards, all tables at once.
+
+    Args:
+        r: the rollout.
+        values: float32 (N,) the critic's value of each decision.
+
+    Returns:
+        ``(advantages, returns)``, float32 (N,) each; returns = advantages + values.
+    """
+    adv = np.zeros(len(r), np.float32)
+    for t in range(r.steps.size - 2, -1, -1):
+        rows = np.arange(r.steps[t], r.steps[t + 1])
+        if not rows.size:
+            continue
+        nxt = r.next_idx[rows]
+        has = nxt >= 0
+        safe = np.where(has, nxt, 0)
+        next_value = np.where(has, values[safe], 0.0)
+        next_adv = np.where(has, adv[safe], 0.0)
+        delta = r.reward[rows] + gamma * next_value - values[rows]
+        adv[rows] = delta + gamma * lam * next_adv
+    return adv, adv + values
