@@ -15,6 +15,9 @@ The config (``PolicyConfig.to_json``)::
      "provenance": {"command": "...", "seed": 1, "commit": "...", "decisions": ...}}
 
 The network is an MLP: ``obs (B, obs_size) -> hidden layers -> logits (B, 93)``.
+A policy may build on a rule-based agent (``"prior": "heuristic"``): that
+agent's choice gets ``prior_weight`` added to its logit, so an untrained
+network plays as the agent and training learns where to depart from it.
 Illegal actions are masked out before choosing, so the agent only takes
 legal actions::
 
@@ -53,6 +56,7 @@ FORMAT = "euchre-env-policy"
 VERSION = 1
 META_KEY = "euchre_env"
 ACTIVATIONS = ("relu", "tanh")
+PRIORS = ("heuristic",)  # agents a policy may build on (rule-based, deterministic, observation-only)
 _SETTINGS = ("stick_the_dealer", "defend_alone", "points_to_win")
 
 
@@ -78,6 +82,8 @@ class PolicyConfig:
     activation: str = "relu"
     num_actions: int = NUM_ACTIONS
     provenance: dict[str, Any] = field(default_factory=dict)
+    prior: str = ""  # "" or an agent of PRIORS whose choice gets prior_weight added to its logit
+    prior_weight: float = 0.0
 
     def to_json(self) -> str:
         return json.dumps({"format": FORMAT, "version": VERSION, **asdict(self)}, sort_keys=True)
@@ -112,9 +118,15 @@ class PolicyConfig:
         if not isinstance(provenance, dict):
             raise ValueError(f"{source}: 'provenance' must be a dict, got {type(provenance).__name__}")
         rules_from_metadata(d.get("rules"))  # raises for unknown variants or settings
+        prior, weight = d.get("prior", ""), d.get("prior_weight", 0.0)
+        if prior not in ("", *PRIORS) or isinstance(weight, bool) or not isinstance(weight, (int, float)):
+            raise ValueError(
+                f"{source}: 'prior' must be '' or one of {PRIORS} and 'prior_weight' a number, "
+                f"got {prior!r} and {weight!r}"
+            )
         return PolicyConfig(
             rules=d["rules"], obs_size=d["obs_size"], hidden=list(hidden), activation=d["activation"],
-            num_actions=d["num_actions"], provenance=provenance,
+            num_actions=d["num_actions"], provenance=provenance, prior=prior, prior_weight=float(weight),
         )  # fmt: skip
 
 
@@ -138,6 +150,15 @@ def build_mlp(sizes: list[int], activation: str = "relu") -> Any:
 def actor_for(config: PolicyConfig) -> Any:
     """The actor network a config describes (weights freshly initialised)."""
     return build_mlp([config.obs_size, *config.hidden, config.num_actions], config.activation)
+
+
+def prior_agent(config: PolicyConfig, rules: RulesConfig) -> Agent | None:
+    """The agent a policy builds on (``config.prior``), or None."""
+    if not config.prior:
+        return None
+    from agents.heuristic import HeuristicAgent
+
+    return {"heuristic": HeuristicAgent}[config.prior](rules)
 
 
 def save_policy(path: str | Path, actor: Any, config: PolicyConfig) -> Path:
@@ -230,6 +251,7 @@ class NeuralAgent(Agent):
         # A model trained on single hands only ever saw zero running scores: hide them in games too.
         hand_only = config.rules.get("episode", "hand") == "hand"
         self._hidden = obs_layout(rules).slice("scores") if hand_only else None
+        self._prior = prior_agent(config, rules)
         if name is not None:
             self.name = name
 
@@ -239,8 +261,12 @@ class NeuralAgent(Agent):
         actor = copy.deepcopy(self.actor).to("cpu").eval()
         return NeuralAgent((actor, self.config), self.rules, deterministic=det, name=name or self.name)
 
-    def logits(self, observations: np.ndarray) -> np.ndarray:
-        """Unmasked action logits, float32 (B, A), for (B, D) observations."""
+    def logits(self, observations: np.ndarray, action_masks: np.ndarray | None = None) -> np.ndarray:
+        """Unmasked action logits, float32 (B, A), for (B, D) observations.
+
+        A model with a ``prior`` adds ``prior_weight`` to the logit of the prior
+        agent's choice, which needs the (B, A) bool ``action_masks``.
+        """
         import torch
 
         x = np.asarray(observations, np.float32)
@@ -249,7 +275,15 @@ class NeuralAgent(Agent):
             x[:, self._hidden] = 0.0
         device = next(self.actor.parameters()).device
         with torch.no_grad():
-            return self.actor(torch.as_tensor(x, device=device)).cpu().numpy().astype(np.float32, copy=False)
+            out = self.actor(torch.as_tensor(x, device=device)).cpu().numpy().astype(np.float32, copy=False)
+        if self._prior is not None:
+            if action_masks is None:
+                raise ValueError(
+                    f"this model builds on the {self.config.prior} agent: logits() needs action_masks"
+                )
+            choice = self._prior.act(observations, action_masks, np.random.default_rng(0))
+            out[np.arange(len(out)), choice] += self.config.prior_weight
+        return out
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """A legal action per row: the best masked logit, or a sample from the masked softmax.
@@ -265,7 +299,7 @@ class NeuralAgent(Agent):
         obs, masks = self.check_batch(observations, action_masks)
         if obs.shape[0] == 0:
             return np.zeros(0, np.int64)
-        scores = self.logits(obs).astype(np.float64)
+        scores = self.logits(obs, masks).astype(np.float64)
         if not self.deterministic:
             scores = scores + rng.gumbel(size=scores.shape)  # Gumbel-max: a sample of softmax(logits)
         scores[~masks] = -np.inf

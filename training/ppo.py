@@ -79,6 +79,9 @@ HELP = {
     "hidden": "hidden layer sizes of the policy network, comma separated",
     "critic_hidden": "hidden layer sizes of the value network, comma separated",
     "activation": "hidden activation",
+    "prior": "rule-based agent the policy builds on: its choice's logit gets --prior-weight added, so training "
+    "starts from its play and learns where to depart from it ('': none; 'heuristic')",
+    "prior_weight": "logit added to the prior agent's choice",
     "critic": "what the value network sees: 'full' (the seat's observation and the other hands; training "
     "only) or 'obs' (the observation alone)",
     "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
@@ -127,6 +130,8 @@ class Args:
     hidden: str = "256,256"
     critic_hidden: str = "256,256"
     activation: str = "relu"
+    prior: str = ""
+    prior_weight: float = 3.0
     critic: str = "full"
     zero_sum: bool = True
     opponents: str = "self=1,heuristic=1,snapshots=1"
@@ -145,7 +150,12 @@ class Args:
     progress: bool = True
 
 
-CHOICES = {"variant": sorted(PRESETS), "activation": ["relu", "tanh"], "critic": ["full", "obs"]}
+CHOICES = {
+    "variant": sorted(PRESETS),
+    "activation": ["relu", "tanh"],
+    "critic": ["full", "obs"],
+    "prior": ["", "heuristic"],
+}
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
@@ -241,6 +251,7 @@ def policy_config(args: Args, rules: RulesConfig, provenance: dict[str, Any]) ->
     return PolicyConfig(
         rules=rules_metadata(rules), obs_size=obs_layout(rules).size,
         hidden=layer_sizes(args.hidden, "--hidden"), activation=args.activation, provenance=provenance,
+        prior=args.prior, prior_weight=args.prior_weight if args.prior else 0.0,
     )  # fmt: skip
 
 
@@ -257,13 +268,30 @@ def hidden_bits(hidden: np.ndarray) -> np.ndarray:
     return np.unpackbits(np.ascontiguousarray(hidden).view(np.uint8), axis=1, bitorder="little")
 
 
-def learner_act(actor: Any, gen: Any, device: Any) -> Any:
-    """The rollout's sampling policy: masked softmax of the actor, drawn with ``gen`` (Gumbel-max)."""
+def with_prior(logits: Any, prior: Any, weight: float) -> Any:
+    """``logits`` (n, A) with ``weight`` added at each row's prior choice ``prior`` (n,) (no-op for None)."""
+    if prior is None:
+        return logits
+    return logits.scatter_add(1, prior[:, None], logits.new_full((prior.shape[0], 1), weight))
+
+
+def learner_act(actor: Any, gen: Any, device: Any, prior: Any = None, weight: float = 0.0,
+                chosen: list[np.ndarray] | None = None) -> Any:  # fmt: skip
+    """The rollout's sampling policy: masked softmax of the actor, drawn with ``gen`` (Gumbel-max).
+
+    With a ``prior`` agent its choice's logit gets ``weight`` added, and each
+    call's prior choices are appended to ``chosen`` (the rollout's row order).
+    """
     import torch
 
     def act(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        base = None
+        if prior is not None:
+            base = np.asarray(prior.act(obs, masks, None), np.int64)
+            chosen.append(base)
+            base = torch.from_numpy(base).to(device)
         with torch.no_grad():
-            logits = actor(torch.from_numpy(obs).to(device).float())
+            logits = with_prior(actor(torch.from_numpy(obs).to(device).float()), base, weight)
             logits = logits.masked_fill(~torch.from_numpy(masks).to(device), -1e9)
             u = torch.rand(logits.shape, generator=gen, device=device).clamp_(1e-12, 1.0)
             choice = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
@@ -303,6 +331,7 @@ def assign_seats(
 
 
 POOL = ("self", "heuristic", "random", "search", "snapshots")
+LOSSES = ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance")
 
 
 def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -> dict[str, float]:
@@ -320,7 +349,8 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
             if idx.numel() < 2:
                 continue
             obs, masks = data["obs"][idx], data["masks"][idx]
-            logits = net.actor(obs.float()).masked_fill(~masks, -1e9)
+            prior = data["prior"][idx] if "prior" in data else None
+            logits = with_prior(net.actor(obs.float()), prior, args.prior_weight).masked_fill(~masks, -1e9)
             logp_all = torch.log_softmax(logits, dim=1)
             newlogp = logp_all.gather(1, data["actions"][idx, None])[:, 0]
             entropy = -(logp_all.exp() * logp_all).sum(dim=1).mean()
@@ -633,7 +663,7 @@ class Trainer:
         import torch
 
         from agents import make_agent
-        from agents.neural import NeuralAgent
+        from agents.neural import NeuralAgent, prior_agent
         from training.common import parse_pool
 
         torch.set_num_threads(args.threads)
@@ -648,6 +678,7 @@ class Trainer:
         self.fixed = {k: make_agent(k, self.rules) for k in ("heuristic", "random", "search")
                       if self.weights.get(k, 0) > 0}  # fmt: skip
         self.live = NeuralAgent((self.net.actor, self.config), self.rules, deterministic=True, name="model")
+        self.prior = prior_agent(self.config, self.rules)
 
     def load(self, path: Path) -> None:
         from agents.neural import actor_for
@@ -707,9 +738,15 @@ class Trainer:
             controllers[snap_rows] = np.where(seats[snap_rows], pick[:, None], -1)
         seeds = rng.integers(0, 2**63, size=args.num_tables, dtype=np.uint64)
         net.eval()
-        ro = collect(rules, seeds, controllers, learner_act(net.actor, gen, self.device),
-                     [*self.fixed.values(), *snaps], rng, args.zero_sum)  # fmt: skip
+        chosen: list[np.ndarray] = []
+        act = learner_act(net.actor, gen, self.device, self.prior, args.prior_weight, chosen)
+        ro = collect(rules, seeds, controllers, act, [*self.fixed.values(), *snaps], rng, args.zero_sum)
+        played = time.perf_counter()
         data = to_tensors(ro, args, self.device)
+        if self.prior is not None:
+            data["prior"] = torch.from_numpy(np.concatenate(chosen) if chosen else np.zeros(0, np.int64)).to(
+                self.device
+            )
         values = values_of(net, data, args.critic == "full")
         adv, ret = gae(ro, values, args.gamma, args.gae_lambda)
         data["advantages"] = torch.from_numpy(adv).to(self.device)
@@ -724,6 +761,7 @@ class Trainer:
         progress.decisions += ro.decisions
         elapsed = time.perf_counter() - start
         progress.seconds += elapsed
+        stats["rollout_seconds"], stats["update_seconds"] = played - start, elapsed - (played - start)
         stats["learner_decisions_per_second"] = len(ro) / elapsed
         stats["learning_rate"] = self.opt.param_groups[0]["lr"]
         vs_h = seats.any(axis=1) & (entry == POOL.index("heuristic"))
@@ -796,11 +834,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
             before = progress.learner_decisions
             stats = tr.iterate()
             for key, value in stats.items():
-                group = (
-                    "charts"
-                    if key in ("reward_vs_heuristic", "learner_decisions_per_second", "learning_rate")
-                    else "losses"
-                )
+                group = "losses" if key in LOSSES else "charts"
                 if key != "decisions":
                     writer.add_scalar(f"{group}/{key}", value, progress.learner_decisions)
             if bar is not None:
