@@ -258,3 +258,48 @@ def test_an_existing_run_folder_is_refused_unless_overwrite_or_resume(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
     run_cli("train", "--out", str(out), "--total-decisions", "500", *TINY, "--overwrite")
     assert (out / "model.safetensors").is_file()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_policy_with_the_heuristic_prior_starts_as_the_heuristic_and_saves_it(tmp_path, variant):
+    from agents.neural import NeuralAgent, save_policy
+
+    args = ppo.parse_args(["--variant", variant, "--prior", "heuristic", "--hidden", "32"])
+    rules = make_rules(variant)
+    net = ppo.build_net(args, rules)
+    config = ppo.policy_config(args, rules, {"seed": 1})
+    path = save_policy(tmp_path / "m.safetensors", net.actor, config)
+    agent = make_agent(f"model:{path}", rules)
+    assert isinstance(agent, NeuralAgent) and agent.config.prior == "heuristic"
+    assert agent.config.prior_weight == 3.0
+    heuristic = make_agent("heuristic", rules)
+    s = engine.init_state(rules, 400, rng=np.random.default_rng(1))
+    obs_all, masks_all = [], []
+    rng = np.random.default_rng(2)
+    while not engine.is_done(s).all():  # random play, observing every decision
+        live = np.flatnonzero(~engine.is_done(s))
+        sub = s.take(live)
+        obs_all.append(ppo_encode(sub, rules))
+        masks_all.append(engine.legal_action_mask(sub))
+        acts = np.full(s.batch_size, -1)
+        acts[live] = engine.sample_legal(sub, rules, rng)
+        s = engine.step(s, acts, rules)
+    obs, masks = np.concatenate(obs_all), np.concatenate(masks_all)
+    assert np.array_equal(agent.act(obs, masks, rng), heuristic.act(obs, masks, rng))
+    # a network that prefers another legal action by more than the prior weight departs from it
+    with torch.no_grad():
+        net.actor[-1].bias[:] = 0.0
+        net.actor[-1].weight[:] = 0.0
+        net.actor[-1].bias[84] = 3.5  # PASS
+    moved = NeuralAgent((net.actor, config), rules)
+    acts = moved.act(obs, masks, rng)
+    assert (acts[masks[:, 84]] == 84).all()
+    assert np.array_equal(acts[~masks[:, 84]], heuristic.act(obs[~masks[:, 84]], masks[~masks[:, 84]], rng))
+    with pytest.raises(ValueError, match="needs action_masks"):
+        agent.logits(obs[:3])
+
+
+def ppo_encode(sub, rules):
+    from euchre_env.encoding import encode
+
+    return encode(sub, sub.turn.astype(np.intp), rules)
