@@ -154,10 +154,10 @@ def test_train_command_writes_a_model_that_is_an_agent_and_its_reports(tmp_path,
     assert result.num_deals == 4
 
 
-def test_a_short_run_beats_random_outside_its_interval(tmp_path):
+def test_a_short_run_from_scratch_beats_random_outside_its_interval(tmp_path):
     out = tmp_path / "run"
     run_cli("train", "--out", str(out), "--total-decisions", "150000", "--num-tables", "256", "--eval-every", "0",
-            "--final-eval-deals", "0", "--threads", "1", "--no-progress")  # fmt: skip
+            "--final-eval-deals", "0", "--threads", "1", "--no-progress", "--prior", "")  # fmt: skip
     rules = make_rules("four_handed")
     result = evaluate(
         {"model": f"model:{out / 'model.safetensors'}", "random": "random"}, rules, 600, seed=77

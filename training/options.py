@@ -10,13 +10,13 @@ from typing import Any
 
 def dataclass_parser(
     cls: type, help_text: Mapping[str, str], prog: str, description: str,
-    choices: Mapping[str, Sequence[str]] | None = None,
+    choices: Mapping[str, Sequence[str]] | None = None, epilog: str | None = None,
 ) -> argparse.ArgumentParser:  # fmt: skip
     """A parser with one ``--kebab-case`` option per field of ``cls`` (bools as ``--x/--no-x``).
 
     Every field needs an entry in ``help_text``; ``choices`` restricts string fields.
     """
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog)
     for f in dataclasses.fields(cls):
         flag = "--" + f.name.replace("_", "-")
         if f.type == "bool":

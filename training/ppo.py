@@ -115,26 +115,26 @@ class Args:
     runs_dir: str = "runs"
     overwrite: bool = False
     resume: str = ""
-    total_decisions: int = 10_000_000
+    total_decisions: int = 6_000_000
     num_tables: int = 1024
-    learning_rate: float = 5e-4
+    learning_rate: float = 1e-3
     anneal_lr: bool = True
     minibatch_size: int = 4096
-    update_epochs: int = 2
+    update_epochs: int = 4
     gamma: float = 1.0
     gae_lambda: float = 0.9
     clip_coef: float = 0.2
-    ent_coef: float = 0.01
+    ent_coef: float = 0.0
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: str = "256,256"
     critic_hidden: str = "256,256"
     activation: str = "relu"
-    prior: str = ""
+    prior: str = "heuristic"
     prior_weight: float = 3.0
     critic: str = "full"
     zero_sum: bool = True
-    opponents: str = "self=1,heuristic=1,snapshots=1"
+    opponents: str = "heuristic=3,self=1"
     snapshot_every: int = 1_000_000
     max_snapshots: int = 10
     eval_every: int = 1_000_000
@@ -160,7 +160,8 @@ CHOICES = {
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """``Args`` from the command line; a bad value exits with status 2 and a one-line message."""
-    parser = dataclass_parser(Args, HELP, "euchre train", __doc__.split("\n\n")[0], CHOICES)
+    parser = dataclass_parser(Args, HELP, "euchre train", __doc__.split("\n\n")[0], CHOICES,
+                              epilog="euchre train --algo sb3 trains MaskablePPO instead (its own --help).")  # fmt: skip
     args = Args(**vars(parser.parse_args(argv)))
     try:
         check_args(args)
