@@ -262,6 +262,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--json", type=str, default=None, help="also write the figures to this file")
     ap.add_argument("--engine-only", action="store_true", help="skip the environment figures")
     args = ap.parse_args(argv)
+    if not args.seconds > 0 or args.repeats < 1 or min(args.batch_sizes, default=0) < 1:
+        ap.error(
+            f"--seconds must be positive, --repeats and every --batch-sizes at least 1, got {args.seconds}, "
+            f"{args.repeats} and {args.batch_sizes}"
+        )
     out: dict[str, Any] = {
         "machine": platform.processor() or platform.machine(),
         "python": platform.python_version(),

@@ -115,7 +115,7 @@ def test_cli_writes_json_markdown_and_plot(tmp_path: Path, capsys: pytest.Captur
     with pytest.raises(SystemExit):
         main(["--agents", "random"])
     assert "at least two" in capsys.readouterr().err
-    assert main(["--agents", "random", "heuristc", "--out", str(out), "--quiet"]) == 2
+    assert main(["--agents", "random", "heuristc", "--out", str(tmp_path / "other"), "--quiet"]) == 2
     assert "known agents" in capsys.readouterr().err, "a mistyped agent name should list the known ones"
 
 

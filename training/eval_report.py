@@ -275,10 +275,13 @@ class EvalResult:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / "eval.json", out / "eval.md"]
-        paths[0].write_text(self.to_json())
-        paths[1].write_text(self.to_markdown())
+        for path, text in zip(paths, (self.to_json(), self.to_markdown()), strict=True):
+            tmp = path.with_name(path.name + ".tmp")  # a temporary file, then a rename: never half written
+            tmp.write_text(text)
+            tmp.replace(path)
         if plot:
-            paths.append(self.plot(out / "eval.png"))
+            tmp = self.plot(out / "eval.tmp.png")
+            paths.append(tmp.replace(out / "eval.png"))
         return paths
 
 

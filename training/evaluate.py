@@ -328,7 +328,7 @@ def _progress_bar(total: int, enabled: bool) -> object | None:
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m training.evaluate", description="Duplicate-deal evaluation of Euchre agents."
+        prog="euchre eval", description="Duplicate-deal evaluation of Euchre agents."
     )
     parser.add_argument("--variant", default="four_handed", choices=sorted(PRESETS), help="rules preset")
     from agents import agent_names
@@ -343,6 +343,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents' randomness")
     parser.add_argument("--batch-size", type=int, default=4096, help="tables played at once")
     parser.add_argument("--out", default="runs/eval", help="output folder for eval.json, eval.md, eval.png")
+    parser.add_argument("--overwrite", action="store_true", help="replace the reports already in --out")
     parser.add_argument("--no-plot", action="store_true", help="skip the plot")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no printed report")
     args = parser.parse_args(argv)
@@ -350,6 +351,20 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--agents needs at least two different agent names, got {args.agents}")
     if args.deals < 2 or args.games == 1 or args.games < 0:
         parser.error(f"--deals must be >= 2 and --games 0 or >= 2, got {args.deals} and {args.games}")
+    if args.seed < 0 or args.batch_size < 1:
+        parser.error(f"--seed must be >= 0 and --batch-size >= 1, got {args.seed} and {args.batch_size}")
+    try:
+        make_rules(
+            args.variant, **({} if args.points_to_win is None else {"points_to_win": args.points_to_win})
+        )
+    except ValueError as err:
+        parser.error(f"--points-to-win: {err}")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        parser.error(f"--out {args.out!r} is a file, not a folder")
+    taken = [n for n in ("eval.json", "eval.md", "eval.png") if (out / n).exists()]
+    if taken and not args.overwrite:
+        parser.error(f"--out {args.out!r} already holds {', '.join(taken)}: pass --overwrite to replace them")
     return args
 
 
@@ -363,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         agents = {name: make_agent(name, rules) for name in args.agents}
     except ValueError as err:
-        print(f"python -m training.evaluate: error: {err}", file=sys.stderr)
+        print(f"euchre eval: error: {err}", file=sys.stderr)
         return 2
     result = evaluate(agents, rules, args.deals, args.seed, num_games=args.games,
                       batch_size=args.batch_size, progress=not args.quiet)  # fmt: skip

@@ -63,6 +63,7 @@ HELP = {
     "seed": "seed of the tables, the network and the opponent draws",
     "out": "run folder, used exactly (default: <runs-dir>/<variant>__<exp-name>__<seed>__<time>)",
     "runs_dir": "parent of the generated run folder when --out is not given",
+    "overwrite": "allow an --out folder that is not empty (its files are replaced)",
     "total_timesteps": "learner decisions to train for (0 with --imitate: behaviour cloning only)",
     "num_envs": "tables played at once",
     "env": "training env: 'batched' (EuchreSB3VecEnv, the batched engine) or 'single' (a DummyVecEnv of "
@@ -122,6 +123,7 @@ class Args:
     seed: int = 1
     out: str | None = None
     runs_dir: str = "runs"
+    overwrite: bool = False
     total_timesteps: int = 500_000
     num_envs: int = 128
     env: str = "batched"
@@ -198,13 +200,43 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.final_eval_deals < 2 or args.eval_deals < 2:
         parser.error("--eval-deals and --final-eval-deals must be at least 2")
+    if args.out and Path(args.out).is_dir() and any(Path(args.out).iterdir()) and not args.overwrite:
+        parser.error(f"--out {args.out!r} is not empty: pass --overwrite to replace its files")
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+        parser.error(f"--out {args.out!r} is a file, not a folder")
+    for name in (
+        "eval_every",
+        "checkpoint_every",
+        "seed",
+        "imitate_hands",
+        "imitate_epochs",
+        "max_snapshots",
+    ):
+        if getattr(args, name) < 0:
+            parser.error(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
+    for name, low, high in (("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_coef", 0, 10)):
+        if not low < getattr(args, name) <= high:
+            parser.error(f"--{name.replace('_', '-')} must be in ({low}, {high}], got {getattr(args, name)}")
+    for name in ("learning_rate", "max_grad_norm", "imitate_lr"):
+        if not getattr(args, name) > 0:
+            parser.error(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    for name in ("ent_coef", "vf_coef", "imitate_q_coef"):
+        if not getattr(args, name) >= 0:
+            parser.error(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
     try:
+        from agents import make_agent
         from training.common import parse_phases
 
         pool_weights(args)
         hidden_sizes(args)
         hidden_sizes(args, "vf_arch")
         parse_phases(args.imitate_rollouts)
+        if args.imitate:
+            make_agent(args.imitate, make_rules(args.variant))
+        if args.init_model:
+            from agents.sb3_policy import resolve_model_path
+
+            resolve_model_path(args.init_model)
     except ValueError as err:
         parser.error(str(err))
     return args
