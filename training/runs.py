@@ -1,0 +1,198 @@
+"""A training run's state and files: progress, checkpoints, the run folder, reports, Ctrl-C.
+
+Everything is written atomically (a temporary file, then a rename), so a run
+killed at any moment never leaves a half-written file under a final name.
+Checkpoints are safetensors files (tensors plus JSON metadata): like model
+files, loading one never runs code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class Progress:
+    """Where a run stands (saved in its checkpoint)."""
+
+    iteration: int = 0
+    imitated: int = 0  # decisions of the imitation phase learned from
+    learner_decisions: int = 0
+    decisions: int = 0  # every decision played at the tables, the opponents' included
+    seconds: float = 0.0  # wall-clock time spent training (evaluations included)
+    best: float | None = None  # best periodic evaluation against the heuristic
+    history: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # periodic evaluations
+    curve: list[list[float]] = dataclasses.field(default_factory=list)  # [decisions, reward vs heuristic]
+
+
+CHECKPOINT = "checkpoint.safetensors"
+_CKPT_KEY = "euchre_env_checkpoint"
+
+
+def save_checkpoint(
+    path: Path, net: Any, opt: Any, snapshots: list[Any], progress: Progress, args: Any
+) -> None:
+    """Everything ``--resume`` needs, as tensors and JSON (no pickle), written atomically."""
+    import torch
+    from safetensors.torch import save_file
+
+    tensors = {f"net.{k}": v for k, v in net.state_dict().items()}
+    opt_state = opt.state_dict()
+    for i, entry in opt_state["state"].items():
+        for key, value in entry.items():
+            tensors[f"opt.{i}.{key}"] = value if torch.is_tensor(value) else torch.tensor(value)
+    for j, snap in enumerate(snapshots):
+        tensors.update({f"snap.{j}.{k}": v for k, v in snap.state_dict().items()})
+    meta = {"progress": dataclasses.asdict(progress), "param_groups": opt_state["param_groups"],
+            "snapshots": len(snapshots), "args": dataclasses.asdict(args)}  # fmt: skip
+    tensors = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in tensors.items()}
+    tmp = path.with_name(path.name + ".tmp")
+    save_file(tensors, str(tmp), metadata={_CKPT_KEY: json.dumps(meta)})
+    tmp.replace(path)
+
+
+def load_checkpoint(path: Path, net: Any, opt: Any, make_actor: Any) -> tuple[Progress, list[Any]]:
+    """Restore ``net`` and ``opt`` in place from :func:`save_checkpoint`; returns progress and snapshots."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as f:
+        meta = json.loads((f.metadata() or {})[_CKPT_KEY])
+        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+    device = next(net.parameters()).device
+    net.load_state_dict({k[4:]: v for k, v in tensors.items() if k.startswith("net.")})
+    state: dict[int, dict[str, Any]] = {}
+    for k, v in tensors.items():
+        if k.startswith("opt."):
+            _, i, key = k.split(".", 2)
+            state.setdefault(int(i), {})[key] = v if key == "step" else v.to(device)
+    opt.load_state_dict({"state": state, "param_groups": meta["param_groups"]})
+    snapshots = []
+    for j in range(meta["snapshots"]):
+        actor = make_actor()
+        prefix = f"snap.{j}."
+        actor.load_state_dict({k[len(prefix) :]: v for k, v in tensors.items() if k.startswith(prefix)})
+        snapshots.append(actor.eval())
+    return Progress(**meta["progress"]), snapshots
+
+
+def prepare_run_dir(args: Any) -> Path:
+    """The run folder: ``--resume``'s, ``--out`` (empty, or ``--overwrite``), or a new generated one."""
+    if args.resume:
+        path = Path(args.resume)
+        if not (path / CHECKPOINT).is_file():
+            raise ValueError(f"--resume {args.resume!r}: no {CHECKPOINT} in that folder")
+        return path
+    path = (
+        Path(args.out)
+        if args.out
+        else Path(args.runs_dir) / (f"{args.variant}__{args.exp_name}__{args.seed}__{int(time.time())}")
+    )
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out {str(path)!r} is a file, not a folder")
+    if path.is_dir() and any(path.iterdir()) and not args.overwrite:
+        raise ValueError(
+            f"--out {str(path)!r} is not empty: pass --overwrite to replace its files or --resume {str(path)!r} "
+            "to continue its run"
+        )
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def provenance(args: Any, command: str) -> dict[str, Any]:
+    """What made a model: the command, seed and the code's commit (``-dirty`` with local changes)."""
+    commit = "unknown"
+    try:
+        here = Path(__file__).resolve().parent
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], check=False, cwd=here, capture_output=True, text=True, timeout=10
+        )
+        if head.returncode == 0:
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], check=False, cwd=here,
+                                   capture_output=True, text=True, timeout=10).stdout.strip()  # fmt: skip
+            commit = head.stdout.strip() + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"command": command, "seed": args.seed, "commit": commit, "algo": "ppo", "variant": args.variant}
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (a temporary file, then a rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    tmp.replace(path)
+
+
+def plot_curves(progress: Progress, path: Path) -> Path:
+    """Evaluation against learner decisions and against wall-clock minutes, and the training reward."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    hist = progress.history
+    names = sorted({k for h in hist for k in h["eval"]})
+    for ax, key, label in (
+        (axes[0], "learner_decisions", "learner decisions"),
+        (axes[1], "seconds", "minutes"),
+    ):
+        x = np.array([h[key] for h in hist], float) / (60.0 if key == "seconds" else 1.0)
+        for name in names:
+            pts = [(xi, h["eval"][name]) for xi, h in zip(x, hist, strict=True) if name in h["eval"]]
+            xs = np.array([p[0] for p in pts])
+            adv = np.array([p[1]["advantage"] for p in pts])
+            ci = np.array([p[1]["ci95"] for p in pts])
+            ax.plot(xs, adv, marker="o", label=f"vs {name}")
+            ax.fill_between(xs, adv - ci, adv + ci, alpha=0.2)
+        ax.axhline(0.0, color="grey", lw=0.8)
+        ax.set_xlabel(label)
+        ax.set_ylabel("points per hand minus opponent's (95% CI)")
+        if names:
+            ax.legend()
+    axes[0].set_title("duplicate evaluation by learner decisions")
+    axes[1].set_title("duplicate evaluation by wall-clock time")
+    if progress.curve:
+        c = np.array(progress.curve)
+        axes[2].plot(c[:, 0], c[:, 1], color="tab:green", lw=0.8)
+    axes[2].axhline(0.0, color="grey", lw=0.8)
+    axes[2].set_xlabel("learner decisions")
+    axes[2].set_title("training reward per hand at tables against the heuristic")
+    fig.tight_layout()
+    tmp = path.with_name(path.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=90)
+    plt.close(fig)
+    tmp.replace(path)
+    return path
+
+
+class StopFlag:
+    """Ctrl-C (or SIGTERM) asks the run to stop at the end of the iteration; a second Ctrl-C aborts."""
+
+    def __init__(self) -> None:
+        self.set = False
+        self._old: dict[int, Any] = {}
+
+    def __enter__(self) -> StopFlag:  # noqa: PYI034 (the class is final)
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.set and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.set = True
+        print("\nstopping at the end of this iteration and saving (Ctrl-C again to abort)", flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
