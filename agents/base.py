@@ -79,3 +79,23 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.rules.variant!r})"
+
+
+def masked_choice(
+    scores: np.ndarray, masks: np.ndarray, rng: np.random.Generator | None, deterministic: bool
+) -> np.ndarray:
+    """The legal action with the best score per row, or (``deterministic=False``) a sample of softmax(scores).
+
+    Args:
+        scores: (B, A) logits.
+        masks: (B, A) bool legal actions, at least one per row.
+        rng: source of the Gumbel noise when sampling (unused when deterministic).
+
+    Returns:
+        Int64 array of shape (B,).
+    """
+    scores = np.asarray(scores, np.float64)
+    if not deterministic:
+        scores = scores + rng.gumbel(size=scores.shape)  # Gumbel-max: a sample of softmax(scores)
+    scores = np.where(masks, scores, -np.inf)
+    return np.argmax(scores, axis=1).astype(np.int64)

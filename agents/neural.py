@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, masked_choice
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.rules import RulesConfig, make_rules
@@ -299,11 +299,7 @@ class NeuralAgent(Agent):
         obs, masks = self.check_batch(observations, action_masks)
         if obs.shape[0] == 0:
             return np.zeros(0, np.int64)
-        scores = self.logits(obs, masks).astype(np.float64)
-        if not self.deterministic:
-            scores = scores + rng.gumbel(size=scores.shape)  # Gumbel-max: a sample of softmax(logits)
-        scores[~masks] = -np.inf
-        return np.argmax(scores, axis=1).astype(np.int64)
+        return masked_choice(self.logits(obs, masks), masks, rng, self.deterministic)
 
     def __repr__(self) -> str:
         return f"NeuralAgent({self.rules.variant!r}, hidden={self.config.hidden})"

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, masked_choice
 from agents.neural import NeuralAgent, PolicyConfig, build_mlp, load_policy, save_policy
 from agents.neural import rules_from_metadata as _rules_from_metadata
 from agents.neural import rules_metadata as _rules_metadata
@@ -563,11 +563,7 @@ class SB3Policy(Agent):
         obs, masks = self.check_batch(observations, action_masks)
         if obs.shape[0] == 0:
             return np.zeros(0, np.int64)
-        scores = self.logits(obs).astype(np.float64)  # (B, A)
-        if not self.deterministic:
-            scores = scores + rng.gumbel(size=scores.shape)  # Gumbel-max: a sample of softmax(logits)
-        scores[~masks] = -np.inf
-        return np.argmax(scores, axis=1).astype(np.int64)
+        return masked_choice(self.logits(obs), masks, rng, self.deterministic)
 
     def __repr__(self) -> str:
         return f"SB3Policy({self.rules.variant!r}, deterministic={self.deterministic})"

@@ -42,7 +42,6 @@ stops there (no PPO). The five-handed shipped model was made so.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import sys
@@ -56,6 +55,7 @@ import numpy as np
 
 from euchre_env.rules import PRESETS, make_rules
 from training.envs import ENV_KINDS, make_train_env
+from training.options import dataclass_parser
 
 HELP = {
     "exp_name": "experiment name, part of the run folder's name",
@@ -168,23 +168,9 @@ class Args:
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """``Args`` from the command line (``--total-timesteps 1000``, ``--no-progress``, ...)."""
-    parser = argparse.ArgumentParser(prog="euchre train", description=__doc__.split("\n\n")[0])
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type == "bool":
-            parser.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=f.default, help=HELP[f.name]
-            )
-            continue
-        kind = {"int": int, "float": float}.get(str(f.type), str)
-        extra: dict[str, Any] = {"choices": sorted(PRESETS)} if f.name == "variant" else {}
-        choices = {"activation": ["tanh", "relu"], "opponent_seats": ["mixed", "all"], "env": list(ENV_KINDS),
-                   "imitate_q_reward": ["own", "zero_sum", "relative"]}  # fmt: skip
-        if f.name in choices:
-            extra = {"choices": choices[f.name]}
-        parser.add_argument(
-            flag, type=kind, default=f.default, help=f"{HELP[f.name]} (default: {f.default})", **extra
-        )
+    choices = {"variant": sorted(PRESETS), "activation": ["tanh", "relu"], "opponent_seats": ["mixed", "all"],
+               "env": list(ENV_KINDS), "imitate_q_reward": ["own", "zero_sum", "relative"]}  # fmt: skip
+    parser = dataclass_parser(Args, HELP, "euchre train --algo sb3", __doc__.split("\n\n")[0], choices)
     args = Args(**vars(parser.parse_args(argv)))
     if args.total_timesteps < 0 or (args.total_timesteps == 0 and not (args.imitate or args.init_model)):
         parser.error("--total-timesteps must be at least 1 (0 only with --imitate or --init-model: no PPO)")
