@@ -170,6 +170,7 @@ def save_policy(path: str | Path, actor: Any, config: PolicyConfig) -> Path:
     tensors = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in actor.state_dict().items()}
     tmp = path.with_name(path.name + ".tmp")
     save_file(tensors, str(tmp), metadata={META_KEY: config.to_json()})
+    tmp.chmod(0o644)  # safetensors creates its files readable by the owner only
     tmp.replace(path)
     return path
 

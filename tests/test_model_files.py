@@ -326,8 +326,9 @@ def test_converted_model_acts_exactly_like_its_zip(tmp_path: Path, variant: str,
 
 
 def test_shipped_models_act_as_their_source_zips_did() -> None:
-    """The shipped ``.safetensors`` models take the actions their SB3 zips took (recorded before the
-    zips were removed) on seeded random observations and masks; only data files are shipped."""
+    """The shipped five-handed model takes the actions its SB3 zip took (recorded before the zip was
+    removed) on seeded random observations and masks; only data files are shipped. (The four-handed
+    model is trained by ``euchre train`` and says how: see the next test.)"""
     assert sorted(p.name for p in MODELS_DIR.iterdir()) == [
         "five_handed.safetensors",
         "four_handed.safetensors",
@@ -423,3 +424,12 @@ def test_model_names_resolve_to_both_kinds(tmp_path: Path) -> None:
         ValueError, match=r"shipped models: \['five_handed.safetensors', 'four_handed.safetensors'\]"
     ):
         resolve_model_path("nowhere")
+
+
+def test_the_four_handed_shipped_model_records_the_command_seed_and_commit_that_made_it() -> None:
+    agent = make_agent("model:four_handed", make_rules("four_handed"))
+    assert isinstance(agent, NeuralAgent) and agent.config.prior == "heuristic"
+    prov = agent.config.provenance
+    assert prov["command"].startswith("euchre train --variant four_handed") and prov["seed"] == 1
+    assert len(prov["commit"].split()[0]) == 40 and prov["learner_decisions"] > 0
+

@@ -57,6 +57,7 @@ def save_checkpoint(
     tensors = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in tensors.items()}
     tmp = path.with_name(path.name + ".tmp")
     save_file(tensors, str(tmp), metadata={_CKPT_KEY: json.dumps(meta)})
+    tmp.chmod(0o644)  # safetensors creates its files readable by the owner only
     tmp.replace(path)
 
 
@@ -165,7 +166,7 @@ def plot_curves(progress: Progress, path: Path) -> Path:
         axes[2].plot(c[:, 0], c[:, 1], color="tab:green", lw=0.8)
     axes[2].axhline(0.0, color="grey", lw=0.8)
     axes[2].set_xlabel("learner decisions")
-    axes[2].set_title("training reward per hand at tables against the heuristic")
+    axes[2].set_title("training reward per hand vs the heuristic (sampling)")
     fig.tight_layout()
     tmp = path.with_name(path.stem + ".tmp.png")
     fig.savefig(tmp, dpi=90)
