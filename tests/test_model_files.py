@@ -432,4 +432,3 @@ def test_the_four_handed_shipped_model_records_the_command_seed_and_commit_that_
     prov = agent.config.provenance
     assert prov["command"].startswith("euchre train --variant four_handed") and prov["seed"] == 1
     assert len(prov["commit"].split()[0]) == 40 and prov["learner_decisions"] > 0
-
