@@ -77,9 +77,10 @@ def ppo_rate(variant: str, hidden: str, seconds: float, threads: int, opponents:
     return done / (time.perf_counter() - start), split
 
 
-def network_rate(variant: str, hidden: str, seconds: float, threads: int, epochs: int = 2) -> float:
+def network_rate(variant: str, hidden: str, seconds: float, threads: int, epochs: int = 4) -> float:
     """Decisions per second of the network's work alone: one forward (rollout), one critic forward, then
-    ``epochs`` forward+backward passes of actor and critic in minibatches of 4096 (random 0/1 data)."""
+    ``epochs`` forward+backward passes of actor and critic in minibatches of 4096 (random 0/1 data),
+    as ``euchre train``'s defaults (4 epochs, like MaskablePPO's)."""
     import torch
 
     from euchre_env.rules import make_rules
@@ -107,6 +108,8 @@ def network_rate(variant: str, hidden: str, seconds: float, threads: int, epochs
 
 
 def main(argv: list[str] | None = None) -> int:
+    from training.ppo import Args
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="four_handed", choices=["four_handed", "five_handed"])
     parser.add_argument("--hidden", default="256,256", help="hidden layers of actor and critic")
@@ -123,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         share = split["update_seconds"] / max(split["rollout_seconds"] + split["update_seconds"], 1e-9)
         print(f"batched PPO (euchre train), {label:13s}:            {rate:10,.0f} learner decisions/s"
               f"  ({rate / sb3:.1f}x; {share:.0%} of the time in updates)")  # fmt: skip
-    net = network_rate(args.variant, args.hidden, args.seconds / 2, args.threads)
-    print(f"network only (forward + 2 epochs of forward/backward):     {net:10,.0f} decisions/s  "
+    net = network_rate(args.variant, args.hidden, args.seconds / 2, args.threads, Args().update_epochs)
+    print(f"network only (forward + {Args().update_epochs} epochs of forward/backward):     {net:10,.0f} decisions/s  "
           f"({net / sb3:.1f}x): the ceiling for this network")  # fmt: skip
     return 0
 
