@@ -99,3 +99,33 @@ def masked_choice(
         scores = scores + rng.gumbel(size=scores.shape)  # Gumbel-max: a sample of softmax(scores)
     scores = np.where(masks, scores, -np.inf)
     return np.argmax(scores, axis=1).astype(np.int64)
+
+
+class LogitAgent(Agent):
+    """An agent that scores every action (a network's logits) and takes the best legal one.
+
+    Subclasses set ``deterministic`` and define :meth:`scores`; ``act`` takes
+    the best legal score, or samples from the masked softmax of the scores.
+    """
+
+    deterministic = True
+
+    @abstractmethod
+    def scores(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """(B, A) float scores of every action for (B, D) observations and (B, A) bool masks."""
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A legal action per row: the best masked score, or a sample from the masked softmax.
+
+        Args:
+            observations: (B, D) observations of the acting seats.
+            action_masks: (B, A) bool legal actions, at least one per row.
+            rng: source of the Gumbel noise when sampling (unused when deterministic).
+
+        Returns:
+            Int64 array of shape (B,).
+        """
+        obs, masks = self.check_batch(observations, action_masks)
+        if obs.shape[0] == 0:
+            return np.zeros(0, np.int64)
+        return masked_choice(self.scores(obs, masks), masks, rng, self.deterministic)

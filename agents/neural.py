@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, masked_choice
+from agents.base import Agent, LogitAgent
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.rules import RulesConfig, make_rules
@@ -209,7 +209,7 @@ def load_policy(path: str | Path) -> tuple[Any, PolicyConfig]:
     return actor, config
 
 
-class NeuralAgent(Agent):
+class NeuralAgent(LogitAgent):
     """A policy network acting on masked logits.
 
     Args:
@@ -286,21 +286,9 @@ class NeuralAgent(Agent):
             out[np.arange(len(out)), choice] += self.config.prior_weight
         return out
 
-    def act(self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """A legal action per row: the best masked logit, or a sample from the masked softmax.
-
-        Args:
-            observations: (B, D) observations of the acting seats.
-            action_masks: (B, A) bool legal actions, at least one per row.
-            rng: source of the Gumbel noise when sampling (unused when deterministic).
-
-        Returns:
-            Int64 array of shape (B,).
-        """
-        obs, masks = self.check_batch(observations, action_masks)
-        if obs.shape[0] == 0:
-            return np.zeros(0, np.int64)
-        return masked_choice(self.logits(obs, masks), masks, rng, self.deterministic)
+    def scores(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The logits (see :meth:`logits`); ``act`` takes the best legal one (``LogitAgent``)."""
+        return self.logits(observations, action_masks)
 
     def __repr__(self) -> str:
         return f"NeuralAgent({self.rules.variant!r}, hidden={self.config.hidden})"

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, masked_choice
+from agents.base import Agent, LogitAgent
 from agents.neural import NeuralAgent, PolicyConfig, build_mlp, load_policy, save_policy
 from agents.neural import rules_from_metadata as _rules_from_metadata
 from agents.neural import rules_metadata as _rules_metadata
@@ -467,7 +467,7 @@ def _zero_schedule(_: float) -> float:
 # The agent
 
 
-class SB3Policy(Agent):
+class SB3Policy(LogitAgent):
     """An SB3 actor-critic policy acting on masked logits.
 
     Args:
@@ -549,21 +549,9 @@ class SB3Policy(Agent):
             latent = policy.mlp_extractor.forward_actor(features)
             return policy.action_net(latent).cpu().numpy().astype(np.float32, copy=False)
 
-    def act(self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """A legal action per row: the best masked logit, or a sample from the masked softmax.
-
-        Args:
-            observations: (B, D) observations of the acting seats.
-            action_masks: (B, A) bool legal actions, at least one per row.
-            rng: source of the Gumbel noise when sampling (unused when deterministic).
-
-        Returns:
-            Int64 array of shape (B,).
-        """
-        obs, masks = self.check_batch(observations, action_masks)
-        if obs.shape[0] == 0:
-            return np.zeros(0, np.int64)
-        return masked_choice(self.logits(obs), masks, rng, self.deterministic)
+    def scores(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The logits (see :meth:`logits`); ``act`` takes the best legal one (``LogitAgent``)."""
+        return self.logits(observations)
 
     def __repr__(self) -> str:
         return f"SB3Policy({self.rules.variant!r}, deterministic={self.deterministic})"
