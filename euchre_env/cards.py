@@ -76,19 +76,25 @@ def name(card: int) -> str:
     Raises:
         ValueError: if ``card`` is not an id in ``0 .. 27``.
     """
+    if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)):
+        raise ValueError(f"card id must be an integer in 0..{NUM_CARDS - 1}, got {card!r}")
     c = int(card)
-    if not 0 <= c < NUM_CARDS or c != card:
+    if not 0 <= c < NUM_CARDS:
         raise ValueError(f"card id must be an integer in 0..{NUM_CARDS - 1}, got {card!r}")
     return RANK_CHARS[c % NUM_RANKS] + SUIT_CHARS[c // NUM_RANKS]
 
 
 def parse_suit(text: str | int) -> int:
-    """Suit index of ``"C"``, ``"clubs"``, ``"♣"`` (or an int 0..3)."""
-    if isinstance(text, (int, np.integer)) and 0 <= int(text) < NUM_SUITS:
+    """Suit index of exactly ``"C"``, ``"clubs"``, ``"♣"`` (any case, spaces around) or an int 0..3."""
+    if (
+        isinstance(text, (int, np.integer))
+        and not isinstance(text, (bool, np.bool_))
+        and 0 <= int(text) < NUM_SUITS
+    ):
         return int(text)
     if isinstance(text, str):
         t = text.strip()
-        if t in SUIT_SYMBOLS:
+        if len(t) == 1 and t in SUIT_SYMBOLS:
             return SUIT_SYMBOLS.index(t)
         if t.upper() in SUIT_CHARS and len(t) == 1:
             return SUIT_CHARS.index(t.upper())
