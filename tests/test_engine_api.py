@@ -156,3 +156,24 @@ def test_sample_bits_picks_the_rank_of_u(high: bool) -> None:
         ones = [k for k in range(64) if int(bits[i]) >> k & 1]
         want = int(base[i]) + ones[min(int(u[i] * len(ones)), len(ones) - 1)] if ones else -1
         assert got[i] == want, (i, int(bits[i]), u[i])
+
+
+def test_a_state_of_the_other_game_and_repeated_or_unknown_rows_are_refused_and_change_nothing():
+    r4, r5 = PRESETS["four_handed"], PRESETS["five_handed"]
+    for mine, other in ((r4, r5), (r5, r4)):
+        s = E.init_state(mine, 8, rng=np.random.default_rng(0))
+        before = s.copy()
+        acts = E.sample_legal(s, mine, np.random.default_rng(1))
+        with pytest.raises(ValueError, match="another game's rules"):
+            E.step(s, acts, other, inplace=True)
+        with pytest.raises(ValueError, match="another game's rules"):
+            E.step_rows(s, np.arange(8), acts.astype(np.int64), other)
+        with pytest.raises(ValueError, match="another game's rules"):
+            E.reset_rows(s, np.array([0]), np.array([5], np.uint64), other)
+        with pytest.raises(ValueError, match="row 3 is given more than once"):
+            E.step_rows(s, np.array([3, 1, 3]), acts[[3, 1, 3]].astype(np.int64), mine)
+        with pytest.raises(ValueError, match="row 2 is given more than once"):
+            E.reset_rows(s, np.array([2, 2]), np.array([1, 2], np.uint64), mine)
+        with pytest.raises(ValueError, match=r"row indices must be in 0..7"):
+            E.step_rows(s, np.array([8]), np.array([84]), mine)
+        assert s == before, "a refused call changed the state"

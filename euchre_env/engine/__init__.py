@@ -146,6 +146,8 @@ def reset_rows(s: State, rows: np.ndarray, seeds: np.ndarray, rules: RulesConfig
             f"reset_rows needs rows (n,) ints and seeds (n,) uint64, got {rows.dtype} {rows.shape} and "
             f"{seeds.dtype} {seeds.shape}"
         )
+    _check_fits(s, rules)
+    _check_rows(s, rows, "reset_rows")
     deal.start_games(s, rows, seeds, rules)  # legal sets included
 
 
@@ -234,6 +236,7 @@ def step(
         ValueError: ``action`` or ``active`` has the wrong shape or type.
         IllegalActionError: an action is not legal at its table.
     """
+    _check_fits(s, rules)
     a = _check_actions(s, action)
     live = s.phase != _DONE
     if active is not None:
@@ -279,6 +282,7 @@ def step_rows(
         IllegalActionError: an action is not legal at its table (nothing has changed).
     """
     if check:
+        _check_fits(s, rules)
         _check_step_rows(s, rows, action)
     if not rows.size:
         return
@@ -295,6 +299,7 @@ def _check_step_rows(s: State, rows: np.ndarray, action: np.ndarray) -> None:
             f"step_rows needs rows and action as (n,) int64 arrays, got {rows.dtype} {rows.shape} and "
             f"{action.dtype} {action.shape}"
         )
+    _check_rows(s, rows, "step_rows")
     bad = ~is_legal(action, s.mask_base[rows], s.mask_bits[rows])
     if bad.any():
         row = int(rows[np.flatnonzero(bad)[0]])
@@ -303,6 +308,28 @@ def _check_step_rows(s: State, rows: np.ndarray, action: np.ndarray) -> None:
         full = np.zeros(s.batch_size, np.int64)
         full[rows] = action
         raise _illegal(s, full, s.mask_base.astype(np.int64), s.mask_bits, row)
+
+
+def _check_fits(s: State, rules: RulesConfig) -> None:
+    """The state must be of ``rules``' game (as many seats per table)."""
+    if not isinstance(rules, RulesConfig):
+        raise ValueError(f"rules must be a RulesConfig, got {type(rules).__name__}")
+    if s.hands.ndim != 2 or s.hands.shape[1] != rules.num_players:
+        raise ValueError(
+            f"the state has {s.hands.shape[1] if s.hands.ndim == 2 else '?'} seats per table but {rules.variant} has "
+            f"{rules.num_players}: a state of another game's rules"
+        )
+
+
+def _check_rows(s: State, rows: np.ndarray, who: str) -> None:
+    """Row indices must be in ``0..B-1`` and distinct (a repeated row would be moved or dealt once, silently)."""
+    if rows.size and (rows.min() < 0 or rows.max() >= s.batch_size):
+        raise ValueError(
+            f"{who}: row indices must be in 0..{s.batch_size - 1}, got {rows.min()}..{rows.max()}"
+        )
+    if rows.size > 1 and np.unique(rows).size != rows.size:
+        u, counts = np.unique(rows, return_counts=True)
+        raise ValueError(f"{who}: rows must be distinct, row {int(u[counts > 1][0])} is given more than once")
 
 
 def _dispatch(s: State, rows: np.ndarray, a: np.ndarray, phase_of: np.ndarray, rules: RulesConfig) -> None:
