@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from euchre_env import cards
+from euchre_env import cards, engine
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.engine.single import Table
@@ -200,12 +200,19 @@ class EuchreEnv(gym.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict]:
-        """Start an episode (a new table key if ``seed`` is given) and play up to the learner's turn."""
-        super().reset(seed=seed)
+        """Start an episode (a new table key if ``seed`` is given) and play up to the learner's turn.
+
+        Everything is checked before anything changes: a bad ``seed`` or ``deal``
+        raises ``ValueError`` and leaves the env exactly as it was.
+        """
         deal = _deal_option(options)
-        tables = self._tables
         if seed is not None:
             seeds_to_array(seed, 1)  # the vector env's seed checks
+        if deal is not None:
+            engine.init_state(self.rules, seeds=[0], deals=[deal])  # raises for a malformed deal
+        super().reset(seed=seed)
+        tables = self._tables
+        if seed is not None:
             tables.seed(seed)
         elif not tables.keyed:
             tables.draw_keys(self.np_random)

@@ -14,6 +14,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from euchre_env import engine
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.engine import sample_bits
@@ -168,6 +169,9 @@ class EuchreVectorEnv(VectorEnv):
                 to start from given deals.
         """
         tables = self._tables
+        deals = _deals_option(options)
+        if deals is not None:  # checked before anything changes: a malformed deal leaves the env as it was
+            engine.init_state(self.rules, seeds=np.zeros(self.num_envs, np.uint64), deals=deals)
         if seed is not None:
             seeds = seeds_to_array(seed, self.num_envs)
             super().reset(seed=int(seeds[0]))
@@ -176,7 +180,7 @@ class EuchreVectorEnv(VectorEnv):
             super().reset()
             if not tables.keyed:
                 tables.draw_keys(self.np_random)
-        tables.start(np.arange(self.num_envs), deals=_deals_option(options))
+        tables.start(np.arange(self.num_envs), deals=deals)
         tables.advance()
         self.prev_done[:] = False
         return self._observe(), info_arrays(tables, self._masks)

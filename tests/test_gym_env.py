@@ -324,3 +324,31 @@ def test_normalize_opponents_forms() -> None:
     assert normalize_opponents([a, b, a], 4) == (a, b, a), "sequence"
     assert normalize_opponents({1: a, 2: b, 3: a, 4: b}, 5) == (a, b, a, b), "mapping"
     assert len(normalize_opponents(None, 5)) == 4, "default"
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_a_rejected_reset_leaves_the_env_exactly_as_it_was(vector):
+    """A malformed deal (a card dealt twice) raises ValueError before anything changes: the env then plays
+    on exactly as an env that never saw the bad call."""
+    from euchre_env import EuchreEnv, EuchreVectorEnv
+
+    def make():
+        return EuchreVectorEnv(3, "four_handed") if vector else EuchreEnv("four_handed")
+
+    good, tried = make(), make()
+    _, info = good.reset(seed=5)
+    tried.reset(seed=5)
+    bad = {"dealer": 0, "hands": [["AS"] * 5] * 4, "upcard": "9H", "kitty": ["TH", "JH", "QH"]}
+    with pytest.raises(ValueError):
+        tried.reset(seed=9, options={"deals": {0: bad}} if vector else {"deal": bad})
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        masks = np.asarray(info["action_mask"], bool)
+        pick = lambda m: int(rng.choice(np.flatnonzero(m))) if m.any() else 0
+        acts = np.array([pick(m) for m in masks]) if vector else pick(masks)
+        a, b = good.step(acts), tried.step(acts)
+        for x, y in zip(a[:4], b[:4], strict=True):
+            assert np.array_equal(np.asarray(x), np.asarray(y))
+        info = a[4]
+        if not vector and a[2]:
+            (_, info), _ = good.reset(), tried.reset()
