@@ -361,7 +361,9 @@ def save_model(model: Any, rules: Any, path: Path, args: Args | None = None) -> 
 
     model.euchre_rules = rules_metadata(rules)
     path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
+    tmp = path.with_name(path.stem + ".tmp.zip")  # written whole, then renamed: never half a zip under `path`
+    model.save(tmp)
+    tmp.replace(path)
     if args is not None:
         convert_to_safetensors(path, path.with_suffix(".safetensors"), provenance(args, model, path))
     return path
