@@ -30,3 +30,26 @@ def dataclass_parser(
             flag, type=kind, default=f.default, help=f"{help_text[f.name]} (default: {f.default})", **extra
         )
     return parser
+
+
+def check_ranges(
+    args: Any, *, at_least_1: Sequence[str] = (), at_least_0: Sequence[str] = (), positive: Sequence[str] = (),
+    intervals: Sequence[tuple[str, float, float]] = (),
+) -> None:  # fmt: skip
+    """Raise ``ValueError`` naming the first field of ``args`` out of its range, as ``--option``.
+
+    ``intervals`` holds ``(field, low, high)``: the value must lie in ``(low, high]``.
+    """
+    flag = lambda name: "--" + name.replace("_", "-")
+    for name in at_least_1:
+        if getattr(args, name) < 1:
+            raise ValueError(f"{flag(name)} must be at least 1, got {getattr(args, name)}")
+    for name in at_least_0:
+        if not getattr(args, name) >= 0:
+            raise ValueError(f"{flag(name)} must be at least 0, got {getattr(args, name)}")
+    for name in positive:
+        if not getattr(args, name) > 0:
+            raise ValueError(f"{flag(name)} must be positive, got {getattr(args, name)}")
+    for name, low, high in intervals:
+        if not low < getattr(args, name) <= high:
+            raise ValueError(f"{flag(name)} must be in ({low}, {high}], got {getattr(args, name)}")

@@ -56,7 +56,7 @@ import numpy as np
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
-from training.options import dataclass_parser
+from training.options import check_ranges, dataclass_parser
 from training.runs import (
     CHECKPOINT,
     Progress,
@@ -185,13 +185,14 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
 
 def check_args(args: Args) -> None:
     """Raise ``ValueError`` naming the first option out of range."""
-    for name in ("total_decisions", "num_tables", "minibatch_size", "update_epochs", "max_snapshots",
-                 "threads", "snapshot_every", "checkpoint_every"):  # fmt: skip
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    for name in ("eval_every", "eval_search_deals", "final_eval_deals", "seed"):
-        if getattr(args, name) < 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
+    check_ranges(
+        args,
+        at_least_1=("total_decisions", "num_tables", "minibatch_size", "update_epochs", "max_snapshots",
+                    "threads", "snapshot_every", "checkpoint_every"),
+        at_least_0=("eval_every", "eval_search_deals", "final_eval_deals", "seed", "ent_coef", "vf_coef"),
+        positive=("learning_rate", "max_grad_norm"),
+        intervals=(("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_coef", 0, 10)),
+    )  # fmt: skip
     for name, value in (("eval_deals", args.eval_deals), ("final_eval_deals", args.final_eval_deals),
                         ("eval_search_deals", args.eval_search_deals)):  # fmt: skip
         if value == 1:
@@ -205,16 +206,6 @@ def check_args(args: Args) -> None:
             raise ValueError("--imitate-decisions must be at least 1 and --imitate-lr positive")
     if args.eval_deals < 2:
         raise ValueError(f"--eval-deals must be at least 2, got {args.eval_deals}")
-    for name, low, high in (("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_coef", 0, 10)):
-        value = getattr(args, name)
-        if not low < value <= high:
-            raise ValueError(f"--{name.replace('_', '-')} must be in ({low}, {high}], got {value}")
-    for name in ("learning_rate", "max_grad_norm"):
-        if not getattr(args, name) > 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
-    for name in ("ent_coef", "vf_coef"):
-        if not getattr(args, name) >= 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
     layer_sizes(args.hidden, "--hidden")
     layer_sizes(args.critic_hidden, "--critic-hidden")
     from training.common import parse_pool

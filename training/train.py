@@ -55,7 +55,7 @@ import numpy as np
 
 from euchre_env.rules import PRESETS, make_rules
 from training.envs import ENV_KINDS, make_train_env
-from training.options import dataclass_parser
+from training.options import check_ranges, dataclass_parser
 
 HELP = {
     "exp_name": "experiment name, part of the run folder's name",
@@ -190,25 +190,16 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
         parser.error(f"--out {args.out!r} is not empty: pass --overwrite to replace its files")
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
         parser.error(f"--out {args.out!r} is a file, not a folder")
-    for name in (
-        "eval_every",
-        "checkpoint_every",
-        "seed",
-        "imitate_hands",
-        "imitate_epochs",
-        "max_snapshots",
-    ):
-        if getattr(args, name) < 0:
-            parser.error(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
-    for name, low, high in (("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_coef", 0, 10)):
-        if not low < getattr(args, name) <= high:
-            parser.error(f"--{name.replace('_', '-')} must be in ({low}, {high}], got {getattr(args, name)}")
-    for name in ("learning_rate", "max_grad_norm", "imitate_lr"):
-        if not getattr(args, name) > 0:
-            parser.error(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
-    for name in ("ent_coef", "vf_coef", "imitate_q_coef"):
-        if not getattr(args, name) >= 0:
-            parser.error(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
+    try:
+        check_ranges(
+            args,
+            at_least_0=("eval_every", "checkpoint_every", "seed", "imitate_hands", "imitate_epochs",
+                        "max_snapshots", "ent_coef", "vf_coef", "imitate_q_coef"),
+            positive=("learning_rate", "max_grad_norm", "imitate_lr"),
+            intervals=(("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_coef", 0, 10)),
+        )  # fmt: skip
+    except ValueError as err:
+        parser.error(str(err))
     try:
         from agents import make_agent
         from training.common import parse_phases
