@@ -9,6 +9,7 @@ short run beats random, the same seed gives the same model, Ctrl-C saves and
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -185,28 +186,35 @@ def test_the_same_seed_gives_the_same_model_and_another_seed_another(tmp_path):
     assert not same(a, c)
 
 
-def test_ctrl_c_saves_and_resume_continues_exactly(tmp_path):
-    base = [
-        "--total-decisions",
-        "40000",
-        *TINY,
-        "--checkpoint-every",
-        "1",
-        "--snapshot-every",
-        "5000",
-        "--eval-every",
-        "10000",
-        "--eval-deals",
-        "10",
-        "--imitate",
-        "heuristic",
-        "--imitate-decisions",
-        "1000",
-    ]
-    ppo.train(ppo.parse_args(["--out", str(tmp_path / "whole"), *base]))
-    out = tmp_path / "cut"
-    proc = subprocess.Popen([sys.executable, "-m", "training.cli", "train", "--out", str(out), *base], cwd=ROOT,
+# A run with snapshots, periodic evaluations and imitation, checkpointed every iteration (about 40 of them).
+RESUMABLE = ["--total-decisions", "40000", *TINY, "--checkpoint-every", "1", "--snapshot-every", "5000",
+             "--eval-every", "10000", "--eval-deals", "10", "--imitate", "heuristic",
+             "--imitate-decisions", "1000"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def whole_run(tmp_path_factory) -> Path:
+    """The uninterrupted run that cut, killed and resumed runs must reproduce."""
+    out = tmp_path_factory.mktemp("whole") / "run"
+    ppo.train(ppo.parse_args(["--out", str(out), *RESUMABLE]))
+    return out
+
+
+def start_run(argv: list[str]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "training.cli", "train", *argv], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def same_history(a: Path, b: Path) -> bool:
+    strip = lambda h: [{k: v for k, v in e.items() if k != "seconds"} for e in h["history"]]
+    return strip(json.loads((a / "eval_history.json").read_text())) == strip(
+        json.loads((b / "eval_history.json").read_text())
+    )
+
+
+def test_ctrl_c_saves_and_resume_continues_exactly(tmp_path, whole_run):
+    out = tmp_path / "cut"
+    proc = start_run(["--out", str(out), *RESUMABLE])
     deadline = time.time() + 300
     while not (out / "checkpoint.safetensors").exists() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -216,14 +224,63 @@ def test_ctrl_c_saves_and_resume_continues_exactly(tmp_path):
     assert "Traceback" not in stderr
     assert "stopped early" in stdout, "the run should have been cut before its end"
     assert (out / "model.safetensors").is_file() and not list(out.glob("*.tmp"))
-    assert not same(weights(out / "model.safetensors"), weights(tmp_path / "whole" / "model.safetensors"))
+    assert not same(weights(out / "model.safetensors"), weights(whole_run / "model.safetensors"))
     proc = run_cli("train", "--resume", str(out), "--no-progress")
     assert "resumed" in proc.stdout and "trained" in proc.stdout
-    assert same(weights(out / "model.safetensors"), weights(tmp_path / "whole" / "model.safetensors"))
-    whole = __import__("json").loads((tmp_path / "whole" / "eval_history.json").read_text())
-    cut = __import__("json").loads((out / "eval_history.json").read_text())
-    strip = lambda h: [{k: v for k, v in e.items() if k != "seconds"} for e in h["history"]]
-    assert strip(whole) == strip(cut)
+    assert same(weights(out / "model.safetensors"), weights(whole_run / "model.safetensors"))
+    assert same_history(whole_run, out)
+
+
+def assert_no_corrupt_file(run_dir: Path) -> None:
+    """Every file under a final name is whole: safetensors open, JSON parses, PNGs decode.
+
+    Temporary files (``*.tmp``, ``*.tmp.png``) may be left behind; TensorBoard's
+    event files are append-only logs and are not final files.
+    """
+    from PIL import Image
+    from safetensors import safe_open
+
+    for path in run_dir.iterdir():
+        if not path.is_file() or ".tmp" in path.name:
+            continue
+        if path.suffix == ".safetensors":
+            with safe_open(str(path), framework="pt") as f:
+                for key in f.keys():  # noqa: SIM118
+                    f.get_tensor(key)
+        elif path.suffix == ".json":
+            json.loads(path.read_text())
+        elif path.suffix == ".png":
+            with Image.open(path) as im:
+                im.load()
+        elif path.suffix == ".md":
+            assert path.read_text().strip(), f"{path.name} is empty"
+
+
+def test_kill_9_at_random_points_leaves_whole_files_and_resume_reaches_the_same_model(tmp_path, whole_run):
+    """SIGKILL (no chance to clean up) three times at random moments, resuming each time, then finish."""
+    rng = np.random.default_rng(2026)
+    out = tmp_path / "killed"
+    killed = 0
+    for attempt in range(3):
+        argv = ["--out", str(out), *RESUMABLE] if attempt == 0 else ["--resume", str(out), "--no-progress"]
+        proc = start_run(argv)
+        deadline = time.time() + 300
+        while (
+            not (out / "checkpoint.safetensors").exists() and time.time() < deadline and proc.poll() is None
+        ):
+            time.sleep(0.01)
+        time.sleep(float(rng.uniform(0.0, 1.5)))
+        if proc.poll() is None:
+            proc.kill()
+            killed += 1
+        proc.communicate(timeout=300)
+        assert_no_corrupt_file(out)
+    assert killed >= 1, "every run finished before it could be killed: the test killed nothing"
+    proc = run_cli("train", "--resume", str(out), "--no-progress")
+    assert "trained" in proc.stdout
+    assert_no_corrupt_file(out)
+    assert same(weights(out / "model.safetensors"), weights(whole_run / "model.safetensors"))
+    assert same_history(whole_run, out)
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,10 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -119,6 +121,30 @@ def test_train_five_handed_self_play_with_imitation_names_its_run(tmp_path: Path
     assert len(folders) == 1 and re.fullmatch(r"five_handed__smoke__3__\d+", folders[0].name), f"{folders}"
     check_run_folder(folders[0])
     assert "imitation/bc_loss" in tensorboard_tags(folders[0] / "tb"), "the cloning loss was not logged"
+
+
+def test_ctrl_c_stops_the_sb3_trainer_cleanly_with_its_model_saved(tmp_path: Path) -> None:
+    """SIGINT mid-run: exit status 0, no traceback, the model (zip and safetensors) and history written whole."""
+    out = tmp_path / "cut"
+    tiny = [*TINY]
+    tiny[tiny.index("--total-timesteps") + 1] = "10000000"  # far more than the test waits for
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([*EUCHRE, "train", "--algo", "sb3", "--out", str(out), *tiny], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.time() + 300
+    while (
+        time.time() < deadline and proc.poll() is None and not list(out.glob("checkpoints/model_*_steps.zip"))
+    ):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr[-2000:]
+    assert "Traceback" not in stderr, stderr[-2000:]
+    assert "stopped early" in stdout, stdout[-2000:]
+    assert_same_actor(out / "model.zip", out / "model.safetensors")
+    history = json.loads((out / "eval_history.json").read_text())["history"]
+    assert history and history[-1]["timesteps"] < 10_000_000
+    assert (out / "learning_curve.png").is_file() and not list(out.glob("*.tmp*"))
 
 
 def test_bad_options_are_rejected(capsys: pytest.CaptureFixture[str]) -> None:

@@ -31,7 +31,12 @@ Example::
     python -m training.train --variant four_handed --out runs/demo
     euchre eval --variant four_handed --agents model:runs/demo/model.safetensors heuristic random --deals 2000
 
-The defaults train for about ten minutes on two CPU cores.
+The defaults train for about ten minutes on two CPU cores. Ctrl-C (or SIGTERM)
+stops after the current step and saves ``model.zip``/``model.safetensors``,
+the history and the curve (no final evaluation); every file is written whole
+(a temporary file, then a rename). ``--init-model`` continues from a model's
+weights; exact resumption (optimizer, schedule, pool, random streams) is the
+default trainer's (``euchre train --resume``, :mod:`training.ppo`).
 
 ``--imitate AGENT`` starts from a behaviour clone of an agent; with
 ``--imitate-rollouts PHASES`` the decisions of those phases instead learn
@@ -43,7 +48,6 @@ stops there (no PPO). The five-handed shipped model was made so.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -56,6 +60,7 @@ import numpy as np
 from euchre_env.rules import PRESETS, make_rules
 from training.envs import ENV_KINDS, make_train_env
 from training.options import check_ranges, dataclass_parser
+from training.runs import StopFlag, write_json
 
 HELP = {
     "exp_name": "experiment name, part of the run folder's name",
@@ -261,8 +266,11 @@ def build_model(args: Args, venv: Any) -> Any:
     )  # fmt: skip
 
 
-def make_callback(args: Args, rules: Any, env: Any, pool: Any, run_dir: Path) -> Any:
-    """The callback that redraws opponents, evaluates, snapshots, checkpoints and shows progress."""
+def make_callback(args: Args, rules: Any, env: Any, pool: Any, run_dir: Path, stop: Any) -> Any:
+    """The callback that redraws opponents, evaluates, snapshots, checkpoints and shows progress.
+
+    ``stop`` (a :class:`training.runs.StopFlag`) ends the run after the current step once set.
+    """
     from stable_baselines3.common.callbacks import BaseCallback
 
     from agents import make_agent
@@ -292,7 +300,7 @@ def make_callback(args: Args, rules: Any, env: Any, pool: Any, run_dir: Path) ->
         def _on_step(self) -> bool:
             if self.bar is not None:
                 self.bar.update(self.training_env.num_envs)
-            return True
+            return not stop.set  # Ctrl-C: stable-baselines3 ends `learn` after this step
 
         def _on_rollout_start(self) -> None:  # the policy has just been updated
             t = self.num_timesteps
@@ -418,7 +426,10 @@ def warm_start(args: Args, rules: Any, model: Any) -> None:
         data = common.imitation_data(rules, teacher, args.imitate_hands, args.seed, args.zero_sum, phases)
         if cache is not None:
             cache.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(cache, **data)
+            tmp = cache.with_name(cache.name + ".tmp")
+            with tmp.open("wb") as f:  # a temporary file, then a rename: never half a cache under `cache`
+                np.savez(f, **data)
+            tmp.replace(cache)
     data = common.keep_q_phases(data, phases, rules)  # a cache may hold values of more phases
     stats = common.pretrain(
         model.policy, data, args.imitate_epochs, args.batch_size, args.imitate_lr, args.seed,
@@ -445,7 +456,7 @@ def train(args: Args) -> Path:
     common.set_threads(args.threads)
     rules = make_rules(args.variant)
     run_dir = common.run_folder(args.out, args.runs_dir, args.variant, args.exp_name, args.seed)
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+    write_json(run_dir / "args.json", dataclasses.asdict(args))
     weights = pool_weights(args)
     env = make_train_env(args.env, args.num_envs, args.variant, args.zero_sum, args.seed)
     model = build_model(args, VecMonitor(env))
@@ -458,20 +469,23 @@ def train(args: Args) -> Path:
     pool = common.OpponentPool(
         weights, rules, live, args.max_snapshots, np.random.default_rng(args.seed), args.opponent_seats
     )
-    callback = make_callback(args, rules, env, pool, run_dir)
     start = time.time()
-    model.learn(args.total_timesteps, callback=callback)
-    save_model(model, rules, run_dir / "model.zip", args)
-    model.logger.close()
+    with StopFlag() as stop:
+        callback = make_callback(args, rules, env, pool, run_dir, stop)
+        model.learn(args.total_timesteps, callback=callback)
+        save_model(model, rules, run_dir / "model.zip", args)
+        model.logger.close()
+        history = callback.history
+        write_json(run_dir / "eval_history.json", {"history": history, "train_curve": callback.train_curve})
+        tmp = common.plot_learning_curve(history, callback.train_curve, run_dir / "learning_curve.tmp.png")
+        tmp.replace(run_dir / "learning_curve.png")
+    if stop.set:
+        print(f"stopped early after {model.num_timesteps} timesteps (Ctrl-C); saved the model in {run_dir}")
+        return run_dir
     agent = SB3Policy(model.policy, rules, name="model")
     result = evaluate({"model": agent, "heuristic": "heuristic", "random": "random"}, rules,
                       args.final_eval_deals, seed=args.seed + 10_000)  # fmt: skip
     result.save(run_dir, plot=False)
-    history = callback.history
-    (run_dir / "eval_history.json").write_text(
-        json.dumps({"history": history, "train_curve": callback.train_curve})
-    )
-    common.plot_learning_curve(history, callback.train_curve, run_dir / "learning_curve.png")
     print(result.to_markdown().split("## Head-to-head")[0].strip())
     print(f"trained {model.num_timesteps} timesteps in {time.time() - start:.0f} s; wrote {run_dir}")
     return run_dir
