@@ -33,7 +33,7 @@ import argparse
 import itertools
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +78,7 @@ def play_tables(
     policies: Sequence[Policy],
     rng: np.random.Generator,
     names: Sequence[str] | None = None,
+    observer: Callable[[State, np.ndarray], None] | None = None,
 ) -> State:
     """Play tables to the end of their episode (a hand, or a game in game mode).
 
@@ -93,6 +94,9 @@ def play_tables(
         policies: the agents.
         rng: source of the agents' randomness.
         names: agent names for error messages.
+        observer: called before every step with the state and the chosen
+            actions (int64 (N,), -1 at finished tables), e.g. to record
+            trajectories (``training.dataset``); it must not change them.
 
     Returns:
         The final state of the ``N`` tables.
@@ -125,6 +129,8 @@ def play_tables(
                 obs = encode(sub, turn, rules, dtype=np.float32)
                 masks = engine.expand(base[live], bits[live])
             acts[rows] = np.asarray(policy.act(obs[sel], masks[sel], rng), dtype=np.int64)
+        if observer is not None:
+            observer(s, acts)
         try:
             s = engine.step(s, acts, rules)
         except engine.IllegalActionError as err:
