@@ -137,7 +137,7 @@ def should_go_alone(hand: np.ndarray, trump: np.ndarray) -> np.ndarray:
     ``ALONE_MAX_LOSERS`` card that is neither trump nor an off-suit ace; or
     four trump headed by the right bower with no loser at all. A lone march
     scores 4 instead of 2, and a lone 3-4 tricks still scores 1
-    (RULES-NOTES 13, 17), so a single loser is worth the risk.
+    (rules.md#c13, #c17), so a single loser is worth the risk.
 
     Args:
         hand: bool (B, C); trump: int (B,).
@@ -230,7 +230,7 @@ def choose_call(view: ObsView, legal_calls: np.ndarray) -> np.ndarray:
 def should_defend_alone(view: ObsView) -> np.ndarray:
     """Four-handed: defend alone against a loner only with about three sure trump tricks.
 
-    Euchring a lone maker alone scores 4 instead of 2 (RULES-NOTES 18), but a
+    Euchring a lone maker alone scores 4 instead of 2 (rules.md#c18), but a
     lone defender must take three tricks without help.
 
     Returns:

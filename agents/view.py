@@ -225,7 +225,7 @@ class ObsView:
         """Relative seat that led the current trick, -1 if nobody has, int (B,).
 
         The first trick is led by the first active seat left of the dealer;
-        later tricks by the previous trick's winner (RULES-NOTES 7).
+        later tricks by the previous trick's winner (rules.md#c7).
         """
         p = self.num_players
         done = (self.trick_winner >= 0).sum(axis=1)

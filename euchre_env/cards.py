@@ -131,7 +131,7 @@ def _make_effective_suit() -> np.ndarray:
 def _make_trump_order() -> np.ndarray:
     """TRUMP_ORDER[trump, card]: 0 for a non-trump, else 1 (lowest) .. 8 (right bower).
 
-    Trump ranks right bower, left bower, A K Q 10 9 8 (RULES-NOTES point 3).
+    Trump ranks right bower, left bower, A K Q 10 9 8 (rules.md#c3).
     Shape (NUM_SUITS + 1, C), int8.
     """
     table = np.zeros((NUM_SUITS + 1, NUM_CARDS), dtype=np.int8)

@@ -5,7 +5,7 @@ seat ``(viewer + r) % P`` (``r = 1`` is the viewer's left). An observation is
 one flat binary vector made of named pieces; ``ObsLayout`` holds their order
 and sizes and ``ObsLayout.table`` renders the index table the docs show.
 
-It holds everything the seat may know (RULES-NOTES 8) and nothing else: its
+It holds everything the seat may know (rules.md#c8) and nothing else: its
 own hand and discard, the upcard, all public bids and declarations, the
 called card and whether this seat holds it, who revealed the partnership,
 every card played and by whom, trick winners, whose turn, the phase and the

@@ -1,18 +1,19 @@
-"""Rules configuration: the two games of ``../shared/seeds`` and their table settings.
+"""Rules configuration: the two games of ``docs/rules.md`` and their table settings.
 
 ``RulesConfig`` is a frozen dataclass; every size the engine, encodings and
-environments use is derived from it (and from :mod:`euchre_env.cards`).
+environments use is derived from it (and from :mod:`euchre_env.cards`). The
+rules themselves: ``docs/rules.md``; these settings and their defaults: rules.md §5.
 
-=============  ==========================  ===========================
-setting        ``"five_handed"`` (seed 000)  ``"four_handed"`` (002/003)
-=============  ==========================  ===========================
-players        5, individual scores          4, partners opposite
-deck           28 cards (8..A)               24 cards (9..A)
-kitty          3 (upcard + 2 hidden)         4 (upcard + 3 hidden)
-maker declares a called card, or alone       alone, or with partner
-stick dealer   always (must stay True)       setting, default True
-defend alone   not offered (must be False)   setting, default False
-=============  ==========================  ===========================
+==============  ===============================  ===============================
+setting         ``"five_handed"`` (rules.md §3)  ``"four_handed"`` (rules.md §4)
+==============  ===============================  ===============================
+players         5, individual scores             4, partners opposite
+deck            28 cards (8..A)                  24 cards (9..A)
+kitty           3 (upcard + 2 hidden)            4 (upcard + 3 hidden)
+maker declares  a called card, or alone          alone, or with partner
+stick dealer    always (must stay True)          setting, default True
+defend alone    not offered (must be False)      setting, default False
+==============  ===============================  ===============================
 """
 
 from __future__ import annotations
@@ -39,12 +40,12 @@ class RulesConfig:
     Attributes:
         variant: ``"five_handed"`` (called-card, hidden partner) or ``"four_handed"``.
         stick_the_dealer: if True the dealer may not pass in round 2
-            (RULES-NOTES 10, 16). Must be True in the five-handed game.
+            (rules.md#c10, #c16). Must be True in the five-handed game.
         defend_alone: four-handed only: after a lone declaration each defender
-            in turn from the dealer's left may defend alone (RULES-NOTES 18).
-        points_to_win: game target (RULES-NOTES 14, 19), a positive integer.
+            in turn from the dealer's left may defend alone (rules.md#c18).
+        points_to_win: game target (rules.md#c14, #c19), a positive integer.
         episode: ``"hand"`` (default) or ``"game"``: what one episode is
-            (RULES-NOTES 20).
+            (rules.md#c20).
     """
 
     variant: Variant = "four_handed"
@@ -85,12 +86,12 @@ class RulesConfig:
             if not self.stick_the_dealer:
                 raise ValueError(
                     "stick_the_dealer=False is not allowed in the five_handed game: "
-                    "the dealer must always name trump there (RULES-NOTES 10)"
+                    "the dealer must always name trump there (docs/rules.md#c10)"
                 )
             if self.defend_alone:
                 raise ValueError(
                     "defend_alone=True is only offered in the four_handed game "
-                    "(RULES-NOTES 18); nobody sits out in the five_handed game"
+                    "(docs/rules.md#c18); nobody sits out in the five_handed game"
                 )
 
     @property

@@ -1,8 +1,8 @@
 """A slow, plainly readable one-hand Euchre rules oracle, used only by the tests.
 
-Written straight from the rule texts in ``../shared/seeds`` and the numbered
-conventions of ``../shared/RULES-NOTES.md`` (cited as "RN <n>"), with plain
-Python lists and sets. It shares nothing with ``euchre_env.engine``: only card
+Written straight from the rulebook ``docs/rules.md``: its rules and its numbered
+conventions (convention 5 is cited as ``rules.md#c5``), with plain Python lists
+and sets. It shares nothing with ``euchre_env.engine``: only card
 names/ids (:mod:`euchre_env.cards`) and action ids (:mod:`euchre_env.actions`)
 are borrowed, so that the two can be compared action by action.
 
@@ -25,12 +25,12 @@ from euchre_env import cards
 
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = 0, 1, 2, 3, 4, 5, 6
-# "Colours: clubs and spades black, diamonds and hearts red" (RN 2): the other suit of
+# "Colours: clubs and spades black, diamonds and hearts red" (rules.md#c2): the other suit of
 # the same colour as each suit.
 SAME_COLOUR = {CLUBS: SPADES, SPADES: CLUBS, DIAMONDS: HEARTS, HEARTS: DIAMONDS}
-# Plain suits rank A K Q J 10 9 (8), high to low (RN 3).
+# Plain suits rank A K Q J 10 9 (8), high to low (rules.md#c3).
 PLAIN_ORDER_HIGH_TO_LOW = [ACE, KING, QUEEN, JACK, TEN, NINE, EIGHT]
-# Trump ranks right bower, left bower, then A K Q 10 9 (8) (RN 3).
+# Trump ranks right bower, left bower, then A K Q 10 9 (8) (rules.md#c3).
 TRUMP_ORDER_HIGH_TO_LOW = ["right", "left", ACE, KING, QUEEN, TEN, NINE, EIGHT]
 
 
@@ -55,7 +55,7 @@ def is_left_bower(card: int, trump: int) -> bool:
 
 
 def effective_suit(card: int, trump: int) -> int:
-    """The suit a card belongs to for this hand: the left bower is a trump (RN 3)."""
+    """The suit a card belongs to for this hand: the left bower is a trump (rules.md#c3)."""
     if is_left_bower(card, trump):
         return trump
     return suit_of(card)
@@ -85,7 +85,7 @@ def plain_power(card: int) -> int:
 def trick_winner(played: list[int], trump: int) -> int:
     """Index into ``played`` (play order, the lead first) of the card that wins.
 
-    Highest trump wins; if none is played, the highest card of the led suit (RN 7).
+    Highest trump wins; if none is played, the highest card of the led suit (rules.md#c7).
     """
     trumps = [i for i, c in enumerate(played) if is_trump(c, trump)]
     if trumps:
@@ -134,14 +134,14 @@ class ReferenceHand:
         self.hands = [set(h) for h in hands]
         self.upcard = upcard
         self.hidden_kitty = set(kitty)
-        self.stick_the_dealer = True if self.five else stick_the_dealer  # RN 10
-        self.defend_alone = defend_alone and not self.five  # RN 18
+        self.stick_the_dealer = True if self.five else stick_the_dealer  # rules.md#c10
+        self.defend_alone = defend_alone and not self.five  # rules.md#c18
         all_cards = [c for h in hands for c in h] + [upcard, *kitty]
         assert sorted(all_cards) == self.deck, "a deal must use every card of the deck once"
-        assert all(len(h) == 5 for h in hands), "five cards each (RN 4)"
+        assert all(len(h) == 5 for h in hands), "five cards each (rules.md#c4)"
 
         self.phase = "round1"
-        self.turn = self.left_of(dealer)  # RN 5: bidding starts left of the dealer
+        self.turn = self.left_of(dealer)  # rules.md#c5: bidding starts left of the dealer
         self.trump: int | None = None
         self.maker: int | None = None
         self.discarded: int | None = None
@@ -162,11 +162,11 @@ class ReferenceHand:
     # --- seats --------------------------------------------------------------
 
     def left_of(self, seat: int) -> int:
-        """Seats sit clockwise; the left of seat s is s + 1 (RN 1)."""
+        """Seats sit clockwise; the left of seat s is s + 1 (rules.md#c1)."""
         return (seat + 1) % self.num_players
 
     def fixed_partner(self, seat: int) -> int:
-        """Four-handed: partners sit opposite (RN 15)."""
+        """Four-handed: partners sit opposite (rules.md#c15)."""
         return (seat + 2) % 4
 
     def next_active(self, seat: int) -> int:
@@ -193,16 +193,16 @@ class ReferenceHand:
         if self.phase == "round1":
             return {act.PASS, act.ORDER_UP}
         if self.phase == "discard":
-            # The dealer discards any one of the six cards, the upcard included (RN 5).
+            # The dealer discards any one of the six cards, the upcard included (rules.md#c5).
             return {act.DISCARD_BASE + c for c in self.hands[self.dealer]}
         if self.phase == "round2":
-            # Any suit but the upcard's (RN 6); the dealer may not pass when stuck (RN 10, 16).
+            # Any suit but the upcard's (rules.md#c6); the dealer may not pass when stuck (rules.md#c10, #c16).
             legal = {act.NAME_SUIT_BASE + s for s in range(4) if s != suit_of(self.upcard)}
             if not (self.stick_the_dealer and seat == self.dealer):
                 legal.add(act.PASS)
             return legal
         if self.phase == "call":
-            # Any card not in the maker's hand at that moment, or alone (RN 11).
+            # Any card not in the maker's hand at that moment, or alone (rules.md#c11).
             legal = {act.CALL_BASE + c for c in self.deck if c not in self.hands[seat]}
             legal.add(act.ALONE)
             return legal
@@ -215,7 +215,7 @@ class ReferenceHand:
             if self.trick:
                 led = effective_suit(self.trick[0][1], self.trump)
                 following = {c for c in hand if effective_suit(c, self.trump) == led}
-                if following:  # must follow the led suit when able (RN 7)
+                if following:  # must follow the led suit when able (rules.md#c7)
                     return {act.PLAY_BASE + c for c in following}
             return {act.PLAY_BASE + c for c in hand}
         return set()
@@ -231,7 +231,7 @@ class ReferenceHand:
 
     def _round1(self, seat: int, action: int) -> None:
         if action == act.ORDER_UP:
-            # The acceptor is the maker; the dealer takes the upcard and discards (RN 5).
+            # The acceptor is the maker; the dealer takes the upcard and discards (rules.md#c5).
             self.maker = seat
             self.trump = suit_of(self.upcard)
             self.hands[self.dealer].add(self.upcard)
@@ -239,7 +239,7 @@ class ReferenceHand:
             self.phase = "discard"
             self.turn = self.dealer
         elif seat == self.dealer:
-            # Everyone passed: the upcard is turned down, round 2 from the dealer's left (RN 6).
+            # Everyone passed: the upcard is turned down, round 2 from the dealer's left (rules.md#c6).
             self.phase = "round2"
             self.turn = self.left_of(self.dealer)
         else:
@@ -254,7 +254,7 @@ class ReferenceHand:
     def _round2(self, seat: int, action: int) -> None:
         if action == act.PASS:
             if seat == self.dealer:
-                # Thrown in: nobody scores (RN 16).
+                # Thrown in: nobody scores (rules.md#c16).
                 self.thrown_in = True
                 self.phase = "done"
                 return
@@ -265,7 +265,7 @@ class ReferenceHand:
         self._maker_declares()
 
     def _maker_declares(self) -> None:
-        # After trump and any discard the maker declares (RN 7, 11, 15).
+        # After trump and any discard the maker declares (rules.md#c7, #c11, #c15).
         self.phase = "call" if self.five else "declare"
         self.turn = self.maker
 
@@ -276,7 +276,7 @@ class ReferenceHand:
             card = action - act.CALL_BASE
             self.called = card
             holders = [s for s in range(self.num_players) if card in self.hands[s]]
-            # In the kitty (or the dealer's discard): no partner (RN 12).
+            # In the kitty (or the dealer's discard): no partner (rules.md#c12).
             self.partner = holders[0] if holders else None
         self._start_play()
 
@@ -285,9 +285,9 @@ class ReferenceHand:
             self._start_play()
             return
         self.alone = True
-        self.sitting_out.add(self.fixed_partner(seat))  # RN 15
+        self.sitting_out.add(self.fixed_partner(seat))  # rules.md#c15
         if self.defend_alone:
-            # Each defender in turn from the dealer's left may defend alone (RN 18).
+            # Each defender in turn from the dealer's left may defend alone (rules.md#c18).
             defenders = []
             s = self.left_of(self.dealer)
             for _ in range(4):
@@ -312,7 +312,7 @@ class ReferenceHand:
             self._start_play()
 
     def _start_play(self) -> None:
-        # The player left of the dealer leads, skipping a seat that sits out (RN 7).
+        # The player left of the dealer leads, skipping a seat that sits out (rules.md#c7).
         self.phase = "play"
         self.turn = self.next_active(self.dealer)
         self.trick = []
@@ -322,7 +322,7 @@ class ReferenceHand:
         self.hands[seat].remove(card)
         self.trick.append((seat, card))
         if card == self.called:
-            self.revealed = True  # win or lose (RN 12)
+            self.revealed = True  # win or lose (rules.md#c12)
         active = self.num_players - len(self.sitting_out)
         if len(self.trick) < active:
             self.turn = self.next_active(seat)
@@ -331,7 +331,7 @@ class ReferenceHand:
         self.tricks_won[winner] += 1
         self.trick_winners.append(winner)
         self.trick = []
-        self.turn = winner  # the winner leads next (RN 7)
+        self.turn = winner  # the winner leads next (rules.md#c7)
         if len(self.trick_winners) == 5:
             self._score()
             self.phase = "done"
@@ -355,7 +355,7 @@ class ReferenceHand:
             self._score_four(side, side_tricks, others)
 
     def _score_five(self, side: set[int], side_tricks: int, others: list[int]) -> None:
-        """The five-handed table (RN 13); every side member gets the award."""
+        """The five-handed table (rules.md#c13); every side member gets the award."""
         if side_tricks <= 2:
             for s in others:  # three defenders, or four against a solo
                 self.points[s] = 2
@@ -373,7 +373,7 @@ class ReferenceHand:
             self.points[s] = award
 
     def _score_four(self, side: set[int], side_tricks: int, others: list[int]) -> None:
-        """The four-handed table (RN 17, 18); each partnership member gets its points."""
+        """The four-handed table (rules.md#c17, #c18); each partnership member gets its points."""
         if side_tricks <= 2:
             award = 4 if (self.alone and self.lone_defender is not None) else 2
             for s in others:

@@ -3,7 +3,7 @@
 Every run plays 20,000 random hands of each preset in one batch and checks, at
 every step, that the cards are conserved and that live tables always have a
 legal action; at the end, that each hand's points follow from its tricks by the
-scoring tables (recomputed here, RULES-NOTES 13 and 17).
+scoring tables (recomputed here, rules.md#c13 and #c17).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def side_of_maker(state: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndar
     """(side, partner) of each finished hand, the partner recomputed from the tricks.
 
     Five-handed, the partner is whoever played the called card (nobody if it stayed
-    in the kitty or the discard, RULES-NOTES 12); four-handed, the seat opposite.
+    in the kitty or the discard, rules.md#c12); four-handed, the seat opposite.
     """
     b, p = state.batch_size, rules.num_players
     seats = np.arange(p)
@@ -112,7 +112,7 @@ def side_of_maker(state: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndar
 
 
 def expected_points(state: State, rules: RulesConfig) -> np.ndarray:
-    """Each finished hand's points from its tricks by the scoring tables (RULES-NOTES 13, 17, 18)."""
+    """Each finished hand's points from its tricks by the scoring tables (rules.md#c13, #c17, #c18)."""
     side, _ = side_of_maker(state, rules)
     tricks = state.last_tricks.astype(np.int64)
     side_tricks = (tricks * side).sum(axis=1)
@@ -120,11 +120,11 @@ def expected_points(state: State, rules: RulesConfig) -> np.ndarray:
     pts = np.zeros_like(tricks)
     for i in range(state.batch_size):
         if state.last_maker[i] < 0:
-            continue  # thrown in: nobody scores (RULES-NOTES 16)
+            continue  # thrown in: nobody scores (rules.md#c16)
         st = side_tricks[i]
         if st >= 3:
             if st == 5:
-                award = 4 if alone[i] else 2  # a buried called card makes a solo worth 2 (RN 13)
+                award = 4 if alone[i] else 2  # a buried called card makes a solo worth 2 (rules.md#c13)
             else:
                 award = 1
             pts[i, side[i]] = award
@@ -164,7 +164,7 @@ def test_random_hands_keep_cards_and_masks(finished: dict[str, State], preset_na
 def test_finished_hands_have_five_tricks(
     finished: dict[str, State], rules: RulesConfig, preset_name: str
 ) -> None:
-    """Exactly five tricks per played hand; none in a thrown-in hand (RN 7, 16)."""
+    """Exactly five tricks per played hand; none in a thrown-in hand (rules.md#c7, #c16)."""
     state = finished[preset_name]
     played = state.last_maker >= 0
     total = state.last_tricks.astype(np.int64).sum(axis=1)
@@ -172,7 +172,7 @@ def test_finished_hands_have_five_tricks(
     assert (state.trick_winner[played] >= 0).all(), "every trick of a played hand has a winner"
     assert (total[~played] == 0).all(), "a thrown-in hand has no tricks"
     if rules.stick_the_dealer:
-        assert played.all(), "with stick the dealer no hand is thrown in (RN 10, 16)"
+        assert played.all(), "with stick the dealer no hand is thrown in (rules.md#c10, #c16)"
     else:
         assert (~played).any(), (
             "20,000 random hands without one thrown in: stick_the_dealer=False not exercised"
@@ -184,7 +184,7 @@ def test_finished_hands_have_five_tricks(
 
 
 def test_points_follow_from_tricks(finished: dict[str, State], rules: RulesConfig, preset_name: str) -> None:
-    """Each hand's points are the scoring table's award for its tricks (RN 13, 17, 18)."""
+    """Each hand's points are the scoring table's award for its tricks (rules.md#c13, #c17, #c18)."""
     state = finished[preset_name]
     want = expected_points(state, rules)
     got = state.last_points.astype(np.int64)
@@ -199,7 +199,7 @@ def test_points_follow_from_tricks(finished: dict[str, State], rules: RulesConfi
 
 
 def test_called_card_partner_is_its_holder(finished: dict[str, State]) -> None:
-    """Five-handed: the recorded partner is the seat that played the called card, or none (RN 12)."""
+    """Five-handed: the recorded partner is the seat that played the called card, or none (rules.md#c12)."""
     state = finished["five_handed"]
     rules = PRESETS["five_handed"]
     _, partner = side_of_maker(state, rules)
@@ -207,7 +207,7 @@ def test_called_card_partner_is_its_holder(finished: dict[str, State]) -> None:
     assert (state.last_partner == want).all(), (
         f"{int((state.last_partner != want).sum())} hands record the wrong partner"
     )
-    assert (state.out == 0).all(), "nobody sits out in the five-handed game (RN 12)"
+    assert (state.out == 0).all(), "nobody sits out in the five-handed game (rules.md#c12)"
     assert ((state.trick_cards >= 0).all(axis=2) | (state.last_maker < 0)[:, None]).all(), (
         "all five seats play to every trick in the five-handed game"
     )
@@ -215,7 +215,7 @@ def test_called_card_partner_is_its_holder(finished: dict[str, State]) -> None:
 
 @pytest.mark.parametrize("name", [n for n, r in PRESETS.items() if not r.called_card])
 def test_four_handed_points_go_to_partnerships(finished: dict[str, State], name: str) -> None:
-    """Four-handed: partners (seats 0 and 2, 1 and 3) score alike, and only one side scores (RN 15, 17)."""
+    """Four-handed: partners (seats 0 and 2, 1 and 3) score alike, and only one side scores (rules.md#c15, #c17)."""
     pts = finished[name].last_points.astype(np.int64)
     assert (pts[:, 0] == pts[:, 2]).all(), "seats 0 and 2 are partners and must score alike"
     assert (pts[:, 1] == pts[:, 3]).all(), "seats 1 and 3 are partners and must score alike"
@@ -303,7 +303,7 @@ def test_copy_and_json_round_trip_mid_hand(preset_name: str) -> None:
 
 @pytest.mark.parametrize("points_to_win", [5, 10])
 def test_game_winners_hold_the_top_score(preset_name: str, points_to_win: int) -> None:
-    """Game mode ends with winners = every seat holding the top total, which reaches the target (RN 14, 19)."""
+    """Game mode ends with winners = every seat holding the top total, which reaches the target (rules.md#c14, #c19)."""
     rules = make_rules(preset_name, episode="game", points_to_win=points_to_win)
     state = init_state(rules, 2000, rng=np.random.default_rng(11))
     rng = np.random.default_rng(12)

@@ -215,7 +215,7 @@ def test_engine_matches_reference_hands(rules: RulesConfig, rng: np.random.Gener
 
 @pytest.mark.parametrize("preset", ["five_handed", "four_handed_no_stick", "four_handed_defend_alone"])
 def test_engine_matches_reference_games(preset: str, rng: np.random.Generator) -> None:
-    """Whole games: each hand follows the rules, scores add up, the deal moves left (RN 1, 14, 16, 19)."""
+    """Whole games: each hand follows the rules, scores add up, the deal moves left (rules.md#c1, #c14, #c16, #c19)."""
     rules = make_rules(preset, episode="game", points_to_win=10)
     state = init_state(rules, 200, rng=rng)
     p = rules.num_players

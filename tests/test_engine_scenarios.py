@@ -1,6 +1,8 @@
-"""Scripted hands from given deals, one or more per numbered RULES-NOTES point ("RN n").
+"""Scripted hands from given deals, one or more per numbered convention of docs/rules.md.
 
-Deals are written by seat (seat 0 first), cards as in RULES-NOTES 2. Scripts are
+Convention 5 is cited as ``rules.md#c5``, and its tests are named ``test_rn5_...``.
+
+Deals are written by seat (seat 0 first), cards as in rules.md#c2. Scripts are
 action words as ``actions.describe`` writes them ("pass", "order up",
 "discard 9C", "name hearts", "call AS", "alone", "with partner",
 "defend alone"); tricks are the cards in play order from the leader.
@@ -109,7 +111,7 @@ def build_deal(
 
 
 def eff_suit(card: int, trump: int) -> int:
-    """The suit a card follows under ``trump``: the left bower counts as trump (RN 3)."""
+    """The suit a card follows under ``trump``: the left bower counts as trump (rules.md#c3)."""
     jack, suit = card % 7 == cards.JACK, card // 7
     return trump if jack and suit == int(cards.SAME_COLOUR_SUIT[trump]) else suit
 
@@ -151,7 +153,7 @@ FIVE_D = deal(
 TRICKS_D = ["AC AS 8S 9D QH", "JH KC 8H 9S TD", "JD QC 9H TS QD", "AH JC TH JS KD", "KH TC KS QS AD"]
 FIVE_PASS_ROUND_1 = ["pass"] * 5
 
-# Four-handed: the four hands of the worked example "four hands to 8-1" (seed 003).
+# Four-handed: the four hands of the worked example "four hands to 8-1" (rules.md §4.7).
 F1 = deal(3, ["JH JD AH KH QH", "9H TH AC KC QC", "AS KS QS JS TS", "AD KD QD TD 9D"], "9C", "JC TC 9S")
 F1_TRICKS = ["JH 9H AS AD", "JD TH KS KD", "AH AC QS QD", "KH KC JS TD", "QH QC TS 9D"]
 F2 = deal(0, ["QS TS 9S AD KD", "JS JC AS KS 9H", "AH KH QH JH TH", "AC KC QC TC 9C"], "9D", "JD QD TD")
@@ -176,11 +178,11 @@ def test_given_deals_are_complete() -> None:
         assert start(FOUR, d).phase[0] == Phase.BID_UPCARD, "four-handed deal not accepted"
 
 
-# --- RN 1: seats and the deal's rotation ------------------------------------------------
+# --- rules.md#c1: seats and the deal's rotation -----------------------------------------
 
 
 def test_rn1_bidding_goes_clockwise_from_the_dealers_left(variant: str) -> None:
-    """RULES-NOTES 1: seats sit clockwise, the left of seat s is s + 1; bidding starts there."""
+    """rules.md#c1: seats sit clockwise, the left of seat s is s + 1; bidding starts there."""
     rules = make_rules(variant)
     p = rules.num_players
     state = init_state(rules, seeds=list(range(40)))
@@ -197,7 +199,7 @@ def test_rn1_bidding_goes_clockwise_from_the_dealers_left(variant: str) -> None:
 
 
 def test_rn1_the_deal_moves_left_after_each_hand(variant: str) -> None:
-    """RULES-NOTES 1: in a game the deal moves one seat left after each hand."""
+    """rules.md#c1: in a game the deal moves one seat left after each hand."""
     rules = make_rules(variant, episode="game", points_to_win=10)
     rng = np.random.default_rng(1)
     state = init_state(rules, 200, rng=rng)
@@ -221,7 +223,7 @@ def test_rn1_the_deal_moves_left_after_each_hand(variant: str) -> None:
     assert moves > 200, f"only {moves} new deals seen"
 
 
-# --- RN 2: card names ---------------------------------------------------------------
+# --- rules.md#c2: card names --------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -239,19 +241,19 @@ def test_rn1_the_deal_moves_left_after_each_hand(variant: str) -> None:
     ],
 )
 def test_rn2_card_names_parse(text: str, card: int) -> None:
-    """RULES-NOTES 2: rank then suit, 10 or T, letters or suit symbols."""
+    """rules.md#c2: rank then suit, 10 or T, letters or suit symbols."""
     assert cards.parse(text) == card, f"{text!r} should be card id {card}"
 
 
 @pytest.mark.parametrize("text", ["XX", "1H", "AX", "A", "", "11S", "ASS", "9 H"])
 def test_rn2_unknown_card_text_is_quoted(text: str) -> None:
-    """RULES-NOTES 2: unknown card text raises ValueError quoting it."""
+    """rules.md#c2: unknown card text raises ValueError quoting it."""
     with pytest.raises(ValueError, match=re.escape(f"unknown card {text!r}")):
         cards.parse(text)
 
 
 def test_rn2_names_round_trip_and_colours() -> None:
-    """RULES-NOTES 2: every id has a name that parses back; clubs and spades black, diamonds and hearts red."""
+    """rules.md#c2: every id has a name that parses back; clubs and spades black, diamonds and hearts red."""
     for c in range(cards.NUM_CARDS):
         assert cards.parse(cards.name(c)) == c, f"card {c} ({cards.name(c)}) does not round-trip"
     assert [cards.name(c) for c in range(7)] == ["8C", "9C", "TC", "JC", "QC", "KC", "AC"], "clubs 8..A"
@@ -262,7 +264,7 @@ def test_rn2_names_round_trip_and_colours() -> None:
         cards.name(28)
 
 
-# --- RN 3: bowers and trick winners -----------------------------------------------------
+# --- rules.md#c3: bowers and trick winners ----------------------------------------------
 
 TRICK_CASES = [
     # variant, trump, cards in play order (seat 0 leads), winning seat
@@ -286,7 +288,7 @@ TRICK_CASES = [
 
 @pytest.mark.parametrize(("variant", "trump", "played", "winner"), TRICK_CASES)
 def test_rn3_trick_winner(variant: str, trump: str, played: list[str], winner: int) -> None:
-    """RULES-NOTES 3 and 7: highest trump wins (bowers on top), else the highest card of the led suit."""
+    """rules.md#c3 and #c7: highest trump wins (bowers on top), else the highest card of the led suit."""
     rules = make_rules(variant)
     p = rules.num_players
     t = cards.parse_suit(trump)
@@ -306,12 +308,12 @@ def test_rn3_trick_winner(variant: str, trump: str, played: list[str], winner: i
     assert state.trick_winner[0, 0] == winner, (
         f"trump {trump}, {played}: seat {state.trick_winner[0, 0]} won, expected seat {winner}"
     )
-    assert current_player(state)[0] == winner, "the trick winner leads the next trick (RN 7)"
+    assert current_player(state)[0] == winner, "the trick winner leads the next trick (rules.md#c7)"
     assert state.tricks_won[0, winner] == 1, "the winner is credited with the trick"
 
 
 def test_rn3_left_bower_follows_trump_not_its_printed_suit() -> None:
-    """RULES-NOTES 3: the left bower is a trump for following suit, and no longer a card of its printed suit."""
+    """rules.md#c3: the left bower is a trump for following suit, and no longer a card of its printed suit."""
     hand1 = ["JD", "AC", "KC", "QC", "TC"]
     # a diamond is led: JD is not a diamond, so seat 1 (no other diamonds) may play anything
     rules = FIVE
@@ -331,12 +333,12 @@ def test_rn3_left_bower_follows_trump_not_its_printed_suit() -> None:
     assert legal(state, rules) == {"play JH"}, "JH is a diamond when diamonds are trump"
 
 
-# --- RN 4, 9, 15: the deal ----------------------------------------------------------------
+# --- rules.md#c4, #c9, #c15: the deal -----------------------------------------------------
 
 
 @pytest.mark.parametrize(("given", "rules"), [(FIVE_A, FIVE), (F1, FOUR)], ids=["five", "four"])
 def test_rn4_a_given_deal_is_dealt_as_written(given: dict[str, Any], rules: RulesConfig) -> None:
-    """RULES-NOTES 4: five cards each, the rest form the kitty, whose top card is turned up."""
+    """rules.md#c4: five cards each, the rest form the kitty, whose top card is turned up."""
     state = start(rules, given)
     for s, hand in enumerate(given["hands"]):
         assert names(state.hands[0, s]) == set(hand), (
@@ -359,7 +361,7 @@ def test_rn4_a_given_deal_is_dealt_as_written(given: dict[str, Any], rules: Rule
     ids=["rn9_five", "rn15_four"],
 )
 def test_rn9_rn15_seeded_deals_use_the_variants_deck(preset: str, deck: int, kitty: int) -> None:
-    """RULES-NOTES 9 and 15: 28 cards and a kitty of three five-handed; 24 and four four-handed."""
+    """rules.md#c9 and #c15: 28 cards and a kitty of three five-handed; 24 and four four-handed."""
     rules = PRESETS[preset]
     assert (rules.num_cards_in_play, rules.kitty_size) == (deck, kitty), "sizes of the rules config"
     state = init_state(rules, 500, rng=np.random.default_rng(5))
@@ -375,11 +377,11 @@ def test_rn9_rn15_seeded_deals_use_the_variants_deck(preset: str, deck: int, kit
     assert dealt_eights == rules.called_card, "the 8s are dealt in the five-handed game only"
 
 
-# --- RN 5: round 1 ------------------------------------------------------------------------
+# --- rules.md#c5: round 1 -----------------------------------------------------------------
 
 
 def test_rn5_order_up_dealer_takes_upcard_and_may_discard_it() -> None:
-    """RULES-NOTES 5: on an accept the dealer takes the upcard and discards any of six, the upcard included."""
+    """rules.md#c5: on an accept the dealer takes the upcard and discards any of six, the upcard included."""
     rules = FIVE
     state = run(start(rules, FIVE_A), rules, ["pass", "pass", "order up"])
     assert state.phase[0] == Phase.DISCARD and current_player(state)[0] == 4, "the dealer discards next"
@@ -395,7 +397,7 @@ def test_rn5_order_up_dealer_takes_upcard_and_may_discard_it() -> None:
 
 
 def test_rn5_round_one_offers_pass_or_order_up_in_turn() -> None:
-    """RULES-NOTES 5: from the dealer's left each player passes or accepts the upcard's suit."""
+    """rules.md#c5: from the dealer's left each player passes or accepts the upcard's suit."""
     rules = FOUR
     state = start(rules, F4)
     for k, seat in enumerate([3, 0, 1, 2]):
@@ -405,11 +407,11 @@ def test_rn5_round_one_offers_pass_or_order_up_in_turn() -> None:
     assert state.phase[0] == Phase.BID_SUIT and state.bid_round[0] == 2, "after four passes, round 2"
 
 
-# --- RN 6: round 2 ------------------------------------------------------------------------
+# --- rules.md#c6: round 2 -----------------------------------------------------------------
 
 
 def test_rn6_round_two_excludes_upcard_suit_and_has_no_pickup() -> None:
-    """RULES-NOTES 6: round 2 names a suit other than the upcard's; the upcard stays out of play."""
+    """rules.md#c6: round 2 names a suit other than the upcard's; the upcard stays out of play."""
     rules = FIVE
     state = run(start(rules, FIVE_A), rules, FIVE_PASS_ROUND_1)
     assert current_player(state)[0] == 0, "round 2 starts left of the dealer"
@@ -426,11 +428,11 @@ def test_rn6_round_two_excludes_upcard_suit_and_has_no_pickup() -> None:
     assert state.phase[0] == Phase.CALL and current_player(state)[0] == 1, "the maker declares next"
 
 
-# --- RN 7: declaring, leading, following ---------------------------------------------------------
+# --- rules.md#c7: declaring, leading, following --------------------------------------------------
 
 
 def test_rn7_left_of_dealer_leads_and_must_follow_suit() -> None:
-    """RULES-NOTES 7: after the declaration the dealer's left leads; players follow the led suit when able."""
+    """rules.md#c7: after the declaration the dealer's left leads; players follow the led suit when able."""
     rules = FIVE
     state = run(start(rules, FIVE_A), rules, [*FIVE_PASS_ROUND_1, "pass", "name hearts", "call AS"])
     assert state.phase[0] == Phase.PLAY and current_player(state)[0] == 0, "seat 0 (dealer's left) leads"
@@ -446,7 +448,7 @@ def test_rn7_left_of_dealer_leads_and_must_follow_suit() -> None:
 
 
 def test_rn7_trick_winner_leads_next() -> None:
-    """RULES-NOTES 7: the winner of a trick leads the next; five tricks are played."""
+    """rules.md#c7: the winner of a trick leads the next; five tricks are played."""
     rules = FIVE
     state = run(start(rules, FIVE_B), rules, [*FIVE_PASS_ROUND_1, "name hearts", "call KH"])
     leaders = []
@@ -459,7 +461,7 @@ def test_rn7_trick_winner_leads_next() -> None:
 
 
 def test_rn7_lead_skips_a_seat_that_sits_out() -> None:
-    """RULES-NOTES 7 and 15: when the dealer's left sits out a lone hand, the next seat leads."""
+    """rules.md#c7 and #c15: when the dealer's left sits out a lone hand, the next seat leads."""
     rules = FOUR
     state = run(start(rules, F3), rules, ["pass", "pass", "order up", "discard JC", "alone"])
     assert current_player(state)[0] == 3, "seat 2 sits out (partner of the lone seat 0), so seat 3 leads"
@@ -468,11 +470,11 @@ def test_rn7_lead_skips_a_seat_that_sits_out() -> None:
     assert state.last_tricks[0].tolist() == [5, 0, 0, 0], "the loner takes all five"
 
 
-# --- RN 10, 16: stick the dealer --------------------------------------------------------------------
+# --- rules.md#c10, #c16: stick the dealer -----------------------------------------------------------
 
 
 def test_rn10_five_handed_dealer_is_stuck() -> None:
-    """RULES-NOTES 10: if the first four pass in round 2 the five-handed dealer must name a suit."""
+    """rules.md#c10: if the first four pass in round 2 the five-handed dealer must name a suit."""
     rules = FIVE
     state = run(start(rules, FIVE_A), rules, [*FIVE_PASS_ROUND_1, "pass", "pass", "pass", "pass"])
     assert current_player(state)[0] == 4, "the dealer is the last to bid"
@@ -484,8 +486,8 @@ def test_rn10_five_handed_dealer_is_stuck() -> None:
 
 
 def test_rn16_stick_the_dealer_on_four_handed() -> None:
-    """RULES-NOTES 16: stick the dealer is on by default; the four-handed dealer must name a suit."""
-    assert make_rules("four_handed").stick_the_dealer, "stick the dealer defaults to on (seed 002)"
+    """rules.md#c16: stick the dealer is on by default; the four-handed dealer must name a suit."""
+    assert make_rules("four_handed").stick_the_dealer, "stick the dealer defaults to on (rules.md#c16)"
     rules = FOUR
     state = run(start(rules, F1), rules, [*FOUR_PASS_ROUND_1, "pass", "pass", "pass"])
     assert current_player(state)[0] == 3, "the dealer bids last"
@@ -495,7 +497,7 @@ def test_rn16_stick_the_dealer_on_four_handed() -> None:
 
 
 def test_rn16_no_stick_throws_the_hand_in() -> None:
-    """RULES-NOTES 16: with stick the dealer off, all passing in round 2 throws the hand in; nobody scores."""
+    """rules.md#c16: with stick the dealer off, all passing in round 2 throws the hand in; nobody scores."""
     rules = FOUR_NO_STICK
     state = run(start(rules, F1), rules, [*FOUR_PASS_ROUND_1, "pass", "pass", "pass"])
     assert "pass" in legal(state, rules), "the dealer may pass"
@@ -508,7 +510,7 @@ def test_rn16_no_stick_throws_the_hand_in() -> None:
 
 
 def test_rn16_thrown_in_hand_in_a_game_moves_the_deal() -> None:
-    """RULES-NOTES 16 and 1: a thrown-in hand in a game scores nothing and the deal passes left."""
+    """rules.md#c16 and #c1: a thrown-in hand in a game scores nothing and the deal passes left."""
     rules = make_rules("four_handed_no_stick", episode="game")
     state = start(rules, {**F1, "scores": [3, 5, 3, 5]})
     state = run(state, rules, ["pass"] * 8)
@@ -523,11 +525,11 @@ def test_rn16_thrown_in_hand_in_a_game_moves_the_deal() -> None:
     assert (np.bitwise_count(state.hands[0]) == 5).all(), "five fresh cards each"
 
 
-# --- RN 11, 12: the five-handed call -----------------------------------------------------------------
+# --- rules.md#c11, #c12: the five-handed call --------------------------------------------------------
 
 
 def test_rn11_maker_calls_a_card_not_in_hand_or_alone() -> None:
-    """RULES-NOTES 11: the maker names any card not in hand at that moment, or announces alone."""
+    """rules.md#c11: the maker names any card not in hand at that moment, or announces alone."""
     rules = FIVE
     state = run(start(rules, FIVE_A), rules, [*FIVE_PASS_ROUND_1, "name hearts"])
     want = {f"call {cards.name(c)}" for c in rules.deck if cards.name(c) not in FIVE_A["hands"][0]} | {
@@ -539,7 +541,7 @@ def test_rn11_maker_calls_a_card_not_in_hand_or_alone() -> None:
 
 
 def test_rn11_calling_the_turned_down_upcard_is_a_hidden_solo() -> None:
-    """RULES-NOTES 11 and 12: naming the turned-down upcard is legal; the maker then has no partner."""
+    """rules.md#c11 and #c12: naming the turned-down upcard is legal; the maker then has no partner."""
     rules = FIVE
     state = run(start(rules, FIVE_A), rules, [*FIVE_PASS_ROUND_1, "name hearts", "call 8C"])
     assert state.called[0] == cards.parse("8C") and state.partner[0] == -1, (
@@ -549,7 +551,7 @@ def test_rn11_calling_the_turned_down_upcard_is_a_hidden_solo() -> None:
 
 
 def test_rn11_dealer_maker_may_call_own_discard() -> None:
-    """RULES-NOTES 11: the dealer-maker may name its own discard, a solo the table does not know about."""
+    """rules.md#c11: the dealer-maker may name its own discard, a solo the table does not know about."""
     rules = FIVE
     state = run(start(rules, FIVE_D), rules, ["pass"] * 4 + ["order up", "discard 9C"])
     assert "call 9C" in legal(state, rules), "the discard is not in the maker's hand after discarding"
@@ -559,7 +561,7 @@ def test_rn11_dealer_maker_may_call_own_discard() -> None:
 
 
 def test_rn12_holder_is_partner_revealed_only_when_played() -> None:
-    """RULES-NOTES 12: the called card's holder is the partner at once; it is revealed when played."""
+    """rules.md#c12: the called card's holder is the partner at once; it is revealed when played."""
     rules = FIVE
     state = run(start(rules, FIVE_A), rules, [*FIVE_PASS_ROUND_1, "name hearts", "call AS"])
     assert state.partner[0] == 2, "seat 2 holds the AS"
@@ -572,7 +574,7 @@ def test_rn12_holder_is_partner_revealed_only_when_played() -> None:
 
 
 def test_rn12_nobody_sits_out_five_handed() -> None:
-    """RULES-NOTES 12: nobody sits out in the five-handed game, even against a declared loner."""
+    """rules.md#c12: nobody sits out in the five-handed game, even against a declared loner."""
     rules = FIVE
     state = run(start(rules, FIVE_A), rules, [*FIVE_PASS_ROUND_1, "name hearts", "alone"])
     assert state.out[0] == 0 and state.alone[0], "alone, and nobody out"
@@ -580,7 +582,7 @@ def test_rn12_nobody_sits_out_five_handed() -> None:
     assert (state.trick_cards[0] >= 0).all(), "all five seats played to every trick"
 
 
-# --- RN 13: five-handed scoring ---------------------------------------------------------------------
+# --- rules.md#c13: five-handed scoring --------------------------------------------------------------
 
 FIVE_SCORING = [
     # id, deal, bidding after round 1, tricks, tricks per seat, points per seat
@@ -633,7 +635,7 @@ FIVE_SCORING = [
 def test_rn13_five_handed_scoring_table(
     given: dict[str, Any], bids: list[str], tricks: list[str], want_tricks: list[int], want_points: list[int]
 ) -> None:
-    """RULES-NOTES 13: every row of the five-handed scoring table, awards entered per person."""
+    """rules.md#c13: every row of the five-handed scoring table, awards entered per person."""
     rules = FIVE
     state = run(start(rules, given), rules, [*FIVE_PASS_ROUND_1, *bids, *plays(tricks)])
     assert is_done(state)[0] and state.hand_over[0], "the hand is over"
@@ -645,7 +647,7 @@ def test_rn13_five_handed_scoring_table(
 
 
 def test_rn13_called_card_in_dealers_discard_maker_takes_five() -> None:
-    """RULES-NOTES 13: the called card in the dealer-maker's discard: a sweep scores the maker 2."""
+    """rules.md#c13: the called card in the dealer-maker's discard: a sweep scores the maker 2."""
     rules = FIVE
     state = run(
         start(rules, FIVE_D), rules, ["pass"] * 4 + ["order up", "discard 9C", "call 9C", *plays(TRICKS_D)]
@@ -657,7 +659,7 @@ def test_rn13_called_card_in_dealers_discard_maker_takes_five() -> None:
     assert state.last_partner[0] == -1 and state.revealed[0] == -1, "no partner, never revealed"
 
 
-# --- RN 14: the five-handed game ----------------------------------------------------------------------
+# --- rules.md#c14: the five-handed game ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -677,7 +679,7 @@ def test_rn14_five_handed_game_shared_victory(
     final: list[int],
     winners: set[int],
 ) -> None:
-    """RULES-NOTES 14: once anyone has at least 10, the highest total wins; equal highest totals share."""
+    """rules.md#c14: once anyone has at least 10, the highest total wins; equal highest totals share."""
     rules = make_rules("five_handed", episode="game")
     state = run(start(rules, {**given, "scores": scores}), rules, [*FIVE_PASS_ROUND_1, *bids, *plays(tricks)])
     assert state.scores[0].tolist() == final, f"totals {state.scores[0].tolist()}"
@@ -687,7 +689,7 @@ def test_rn14_five_handed_game_shared_victory(
 
 
 def test_rn14_game_goes_on_below_the_target() -> None:
-    """RULES-NOTES 14: below 10 nobody wins and the next hand is dealt by the next seat."""
+    """rules.md#c14: below 10 nobody wins and the next hand is dealt by the next seat."""
     rules = make_rules("five_handed", episode="game")
     state = start(rules, {**FIVE_A, "scores": [7, 0, 0, 0, 0]})
     state = run(state, rules, [*FIVE_PASS_ROUND_1, "name hearts", "call AS", *plays(TRICKS_A)])
@@ -696,11 +698,11 @@ def test_rn14_game_goes_on_below_the_target() -> None:
     assert state.dealer[0] == 0 and current_player(state)[0] == 1, "seat 0 deals next, seat 1 bids first"
 
 
-# --- RN 15: four-handed partnerships and lone hands --------------------------------------------------
+# --- rules.md#c15: four-handed partnerships and lone hands -------------------------------------------
 
 
 def test_rn15_lone_partner_sits_out_after_the_dealer_exchanged() -> None:
-    """RULES-NOTES 15: the declaration follows the discard, so the dealer exchanges even when its partner goes alone."""
+    """rules.md#c15: the declaration follows the discard, so the dealer exchanges even when its partner goes alone."""
     rules = FOUR
     state = run(start(rules, F3), rules, ["pass", "order up"])
     assert state.phase[0] == Phase.DISCARD and current_player(state)[0] == 1, (
@@ -727,7 +729,7 @@ def test_rn15_lone_partner_sits_out_after_the_dealer_exchanged() -> None:
 
 
 def test_rn15_partners_sit_opposite() -> None:
-    """RULES-NOTES 15: partners sit opposite (0 and 2, 1 and 3)."""
+    """rules.md#c15: partners sit opposite (0 and 2, 1 and 3)."""
     rules = FOUR
     assert [rules.partner_of(s) for s in range(4)] == [2, 3, 0, 1], "partner seats"
     state = run(
@@ -737,7 +739,7 @@ def test_rn15_partners_sit_opposite() -> None:
     assert state.last_points[0].tolist() == [0, 1, 0, 1], "seat 3 still scores with its partner"
 
 
-# --- RN 17, 18: four-handed scoring ---------------------------------------------------------------------
+# --- rules.md#c17, #c18: four-handed scoring ------------------------------------------------------------
 
 FOUR_SCORING = [
     # id, preset, deal, bidding, tricks, tricks per seat, points per seat
@@ -784,7 +786,7 @@ def test_rn17_rn18_four_handed_scoring_table(
     want_tricks: list[int],
     want_points: list[int],
 ) -> None:
-    """RULES-NOTES 17 and 18: every row of the four-handed table, to both members of a partnership."""
+    """rules.md#c17 and #c18: every row of the four-handed table, to both members of a partnership."""
     rules = PRESETS[preset]
     state = run(start(rules, given), rules, [*bids, *plays(tricks)])
     assert is_done(state)[0] and state.hand_over[0], "the hand is over"
@@ -796,7 +798,7 @@ def test_rn17_rn18_four_handed_scoring_table(
 
 
 def test_rn18_defenders_asked_in_turn_from_the_dealers_left() -> None:
-    """RULES-NOTES 18: after a lone declaration each defender in turn from the dealer's left may defend alone."""
+    """rules.md#c18: after a lone declaration each defender in turn from the dealer's left may defend alone."""
     rules = FOUR_DEFEND
     state = run(start(rules, F3), rules, ["pass", "pass", "order up", "discard JC", "alone"])
     assert state.phase[0] == Phase.DEFEND, "defenders are asked"
@@ -810,7 +812,7 @@ def test_rn18_defenders_asked_in_turn_from_the_dealers_left() -> None:
 
 
 def test_rn18_defending_alone_only_when_offered() -> None:
-    """RULES-NOTES 18: defending alone is a setting (off by default) and only answers a lone maker."""
+    """rules.md#c18: defending alone is a setting (off by default) and only answers a lone maker."""
     assert not make_rules("four_handed").defend_alone, "defend_alone defaults to off"
     state = run(start(FOUR, F3), FOUR, ["pass", "pass", "order up", "discard JC", "alone"])
     assert state.phase[0] == Phase.PLAY, "without the setting play starts at once"
@@ -818,7 +820,7 @@ def test_rn18_defending_alone_only_when_offered() -> None:
     assert state.phase[0] == Phase.PLAY, "no defending alone against a partnership"
 
 
-# --- RN 19: the game target ----------------------------------------------------------------------------
+# --- rules.md#c19: the game target ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -831,7 +833,7 @@ def test_rn18_defending_alone_only_when_offered() -> None:
     ],
 )
 def test_rn19_points_to_win(points_to_win: int, scores: list[int], over: bool) -> None:
-    """RULES-NOTES 19: a four-handed game ends when a partnership reaches points_to_win (5, 7, 10, 15)."""
+    """rules.md#c19: a four-handed game ends when a partnership reaches points_to_win (5, 7, 10, 15)."""
     rules = make_rules("four_handed", episode="game", points_to_win=points_to_win)
     state = start(rules, {**F1, "scores": scores})
     state = run(state, rules, [*FOUR_PASS_ROUND_1, "name hearts", "with partner", *plays(F1_TRICKS)])
@@ -861,7 +863,7 @@ WORKED_FIVE_TRICKS = [
 
 
 def test_worked_example_five_handed() -> None:
-    """Seed 000 worked example: Ellis deals, all pass the 8C, Alex names hearts and calls the AS; totals 7 4 4 5 2."""
+    """rules.md §3.7 worked example: Ellis deals, all pass the 8C, Alex names hearts and calls the AS; totals 7 4 4 5 2."""
     rules = make_rules("five_handed", episode="game")
     state = run(start(rules, WORKED_FIVE), rules, [*FIVE_PASS_ROUND_1, "name hearts", "call AS"])
     assert state.maker[0] == ALEX and state.partner[0] == CASEY, "Casey holds the AS: Alex's hidden partner"
@@ -906,7 +908,7 @@ WORKED_FOUR = [
 
 
 def test_worked_example_four_hands_to_8_1() -> None:
-    """Seed 003 worked example "four hands to 8-1": results 2, 1, 4, 2 give totals 8 and 1."""
+    """rules.md §4.7 worked example "four hands to 8-1": results 2, 1, 4, 2 give totals 8 and 1."""
     rules = make_rules("four_handed", episode="game", points_to_win=10)
     scores = [0, 0, 0, 0]
     dealer = WORKED_FOUR[0][0]["dealer"]
@@ -924,7 +926,7 @@ def test_worked_example_four_hands_to_8_1() -> None:
 
 
 def test_illegal_action_error_names_action_phase_and_legal_actions() -> None:
-    """RULES-NOTES 22: an illegal action raises IllegalActionError naming the action, phase and legal actions."""
+    """rules.md#c22: an illegal action raises IllegalActionError naming the action, phase and legal actions."""
     rules = FIVE
     state = start(rules, FIVE_A)
     with pytest.raises(IllegalActionError) as info:
@@ -970,7 +972,7 @@ def test_wrong_action_shape_or_dtype(actions: np.ndarray, match: str) -> None:
 
 
 def test_rewards_are_the_hands_points() -> None:
-    """RULES-NOTES 21: rewards are the hand's points when it ends; the zero-sum option as documented."""
+    """rules.md#c21: rewards are the hand's points when it ends; the zero-sum option as documented."""
     rules = FOUR
     state = run(
         start(rules, F2), rules, [*FOUR_PASS_ROUND_1, "name spades", "with partner", *plays(F2_TRICKS[:4])]
@@ -1049,7 +1051,7 @@ def test_malformed_deal_raises(rules: RulesConfig, given: dict[str, Any], match:
 
 
 def test_invalid_rules_config_direct() -> None:
-    """RulesConfig itself validates: the five-handed game always sticks the dealer (RN 10)."""
+    """RulesConfig itself validates: the five-handed game always sticks the dealer (rules.md#c10)."""
     with pytest.raises(ValueError, match="stick_the_dealer"):
         RulesConfig(variant="five_handed", stick_the_dealer=False)
     with pytest.raises(ValueError, match="variant"):

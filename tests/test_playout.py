@@ -1,9 +1,9 @@
 """``engine.play_out_random``: a whole hand of random cards at once, exactly as card-by-card steps.
 
 The rules it must keep are those of ``step``: follow the led suit if you can
-(RULES-NOTES 7), a seat sitting out a lone hand plays no card (RULES-NOTES 15, 18),
+(rules.md#c7), a seat sitting out a lone hand plays no card (rules.md#c15, #c18),
 the trick's winner leads the next one, and the hand is scored at its end
-(RULES-NOTES 13, 17). The reference is ``step_rows`` one card at a time with the
+(rules.md#c13, #c17). The reference is ``step_rows`` one card at a time with the
 same draws, so any difference in cards, tricks, scores or the next deal shows.
 """
 

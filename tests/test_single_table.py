@@ -54,7 +54,7 @@ def test_lockstep_with_batched_engine(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_new_table_deals_as_init_state(name: str) -> None:
-    """Table.new(rules, seed) deals exactly as init_state(rules, seeds=[seed]) (RULES-NOTES 1, 4)."""
+    """Table.new(rules, seed) deals exactly as init_state(rules, seeds=[seed]) (rules.md#c1, #c4)."""
     rules: RulesConfig = CONFIGS[name]
     seeds = [0, 1, 2**63 - 1, 2**64 - 1, *np.random.default_rng(3).integers(0, 2**63, 300).tolist()]
     state = E.init_state(rules, seeds=seeds)

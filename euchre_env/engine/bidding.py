@@ -18,12 +18,12 @@ from euchre_env.state import State
 
 
 def _declare_phase(rules: RulesConfig) -> Phase:
-    """After trump and any discard the maker declares (RULES-NOTES 7, 11, 15)."""
+    """After trump and any discard the maker declares (rules.md#c7, #c11, #c15)."""
     return Phase.CALL if rules.called_card else Phase.DECLARE
 
 
 def apply_bid_upcard(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) -> None:
-    """Round 1: pass, or accept the upcard's suit (RULES-NOTES 5).
+    """Round 1: pass, or accept the upcard's suit (rules.md#c5).
 
     On an accept the acceptor is the maker and the dealer takes the upcard into
     hand, then discards. After the dealer's pass, round 2 starts left of the dealer.
@@ -56,11 +56,11 @@ def apply_discard(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig)
 
 
 def apply_bid_suit(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) -> list[np.ndarray]:
-    """Round 2: pass, or name a suit other than the upcard's (RULES-NOTES 6).
+    """Round 2: pass, or name a suit other than the upcard's (rules.md#c6).
 
     Returns:
         Rows whose hand is thrown in: every seat passed, stick the dealer off
-        (RULES-NOTES 16). The caller ends those hands.
+        (rules.md#c16). The caller ends those hands.
     """
     named = a >= NAME_SUIT_BASE
     nr = rows[named]
@@ -74,7 +74,7 @@ def apply_bid_suit(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig
 
 
 def apply_call(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) -> None:
-    """Five-handed maker calls a card not in hand, or goes alone (RULES-NOTES 11, 12).
+    """Five-handed maker calls a card not in hand, or goes alone (rules.md#c11, #c12).
 
     The holder of the called card becomes the hidden partner; if no seat holds
     it (kitty or the dealer's discard) the maker has no partner.
@@ -97,13 +97,13 @@ def _first_defender(s: State, rows: np.ndarray) -> np.ndarray:
 
 
 def apply_declare(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) -> None:
-    """Four-handed maker goes alone (partner sits out) or plays with partner (RULES-NOTES 15)."""
+    """Four-handed maker goes alone (partner sits out) or plays with partner (rules.md#c15)."""
     alone = a == ALONE
     s.alone[rows] = alone
     lone = rows[alone]
     s.out[lone] |= SEAT_BIT[(s.maker[lone] + 2) % 4]
     if rules.defend_alone and lone.size:
-        # Defending alone: each defender from the dealer's left may go alone (RULES-NOTES 18).
+        # Defending alone: each defender from the dealer's left may go alone (rules.md#c18).
         s.phase[lone] = Phase.DEFEND
         s.turn[lone] = _first_defender(s, lone)
         play.start_play(s, rows[~alone], rules)

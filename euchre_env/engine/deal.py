@@ -284,7 +284,7 @@ def start_hand(s: State, rows: np.ndarray, order: np.ndarray, rules: RulesConfig
     """Deal ``order`` (shape ``(n, cards in play)``, card ids) to ``rows``, in place.
 
     Five cards to each seat starting left of the dealer; the next card is the
-    upcard; the rest are the hidden kitty (RULES-NOTES 4). Resets every
+    upcard; the rest are the hidden kitty (rules.md#c4). Resets every
     per-hand field; keeps seed, hand_no, dealer and scores.
     """
     order = np.asarray(order)

@@ -65,13 +65,13 @@ def compute_legal_bits(
 
     With ``rows`` (int array (n,)), those of rows ``rows`` only, shape (n,).
 
-    * BID_UPCARD: pass or order up (RULES-NOTES 5).
+    * BID_UPCARD: pass or order up (rules.md#c5).
     * DISCARD: any of the dealer's six cards (the dealer is the seat to act).
     * BID_SUIT: a suit other than the upcard's; pass, except the dealer when
-      sticking (RULES-NOTES 6, 10, 16).
-    * CALL: any card not in the maker's hand, or alone (RULES-NOTES 11).
+      sticking (rules.md#c6, #c10, #c16).
+    * CALL: any card not in the maker's hand, or alone (rules.md#c11).
     * DECLARE: alone or with partner; DEFEND: defend alone or pass.
-    * PLAY: a card of the led suit if the hand has one, else any (RULES-NOTES 7).
+    * PLAY: a card of the led suit if the hand has one, else any (rules.md#c7).
     """
     p = rules.num_players
     pick = (lambda a: a) if rows is None else (lambda a: a[rows])
@@ -95,7 +95,7 @@ def compute_legal_bits(
 
 
 def play_bits(hand: np.ndarray, trump: np.ndarray, led: np.ndarray) -> np.ndarray:
-    """Cards a seat may play (RULES-NOTES 7): of the led suit if it holds one, else any card.
+    """Cards a seat may play (rules.md#c7): of the led suit if it holds one, else any card.
 
     Args:
         hand: uint64 card bitmasks, any shape.

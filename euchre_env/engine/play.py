@@ -17,7 +17,7 @@ from euchre_env.state import State
 
 
 def start_play(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
-    """The player left of the dealer leads, skipping a seat that sits out (RULES-NOTES 7)."""
+    """The player left of the dealer leads, skipping a seat that sits out (rules.md#c7)."""
     if not rows.size:
         return
     p = rules.num_players
@@ -33,7 +33,7 @@ def start_play(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
 def apply_play(s: State, rows: np.ndarray, a: np.ndarray, rules: RulesConfig) -> None:
     """Play one card to the current trick; finish the trick when every active seat has played.
 
-    Playing the called card reveals the hidden partner (RULES-NOTES 12).
+    Playing the called card reveals the hidden partner (rules.md#c12).
     """
     p = rules.num_players
     card = a - PLAY_BASE if PLAY_BASE else a
@@ -234,7 +234,7 @@ def finish_trick(s: State, rows: np.ndarray, rules: RulesConfig) -> None:
 
 
 def hand_points(s: State, rows: np.ndarray, rules: RulesConfig) -> np.ndarray:
-    """Points each seat scores for the finished hand (RULES-NOTES 13, 17, 18).
+    """Points each seat scores for the finished hand (rules.md#c13, #c17, #c18).
 
     The side is the maker plus the partner (fixed partner four-handed; the
     called card's holder five-handed, none if alone or the card is in the kitty).
@@ -277,9 +277,9 @@ _SAME_SIDE = np.arange(4) % 2 == np.arange(4)[:, None] % 2
 def end_hand(s: State, rows: np.ndarray, rules: RulesConfig, thrown_in: bool = False) -> None:
     """Score the hand, record it in ``last_*``, and end the episode or deal on.
 
-    A thrown-in hand scores nothing (RULES-NOTES 16). In a game, after a hand,
+    A thrown-in hand scores nothing (rules.md#c16). In a game, after a hand,
     if any total reaches ``points_to_win`` the highest totals share the victory
-    (RULES-NOTES 14, 19); otherwise the deal moves one seat left (RULES-NOTES 1).
+    (rules.md#c14, #c19); otherwise the deal moves one seat left (rules.md#c1).
     """
     if not rows.size:
         return
