@@ -1,0 +1,138 @@
+"""The learned partner belief: a classifier file is data, the rules' certainties hold, it learns.
+
+Also the scoring functions of ``training.partner`` (log-loss, Brier, calibration).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("pyarrow")
+
+from agents.partner_model import PartnerClassifier, build_classifier, new_config
+from euchre_env import engine, make_rules
+from euchre_env.encoding import encode, obs_layout
+from training.dataset import load_dataset, parse_mix, to_arrays, write_dataset
+from training.partner import _rules_masks, calibration, class_index, scores, train_classifier
+
+torch.set_num_threads(1)
+RULES = make_rules("five_handed")
+P = RULES.num_players
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("partner")
+    train = to_arrays(load_dataset(write_dataset(root / "train", parse_mix("heuristic"), 4000, 4000, seed=5)))
+    test = to_arrays(load_dataset(write_dataset(root / "test", parse_mix("heuristic"), 1000, 1000, seed=6)))
+    return train, test
+
+
+@pytest.fixture(scope="module")
+def trained(data):
+    clf, stats = train_classifier(data[0], hidden=(64,), epochs=2, seed=0)
+    return clf, stats
+
+
+def test_a_trained_classifier_beats_the_uniform_belief_on_held_out_hands_and_is_calibrated(data, trained):
+    clf, stats = trained
+    test = data[1]
+    y = class_index(test["label"], P)
+    probs = clf.relative(test["obs"])
+    allowed, certain = _rules_masks(clf, test["obs"])
+    uniform = allowed / allowed.sum(axis=1, keepdims=True)
+    unc = ~certain
+    learned, base = scores(probs[unc], y[unc]), scores(uniform[unc], y[unc])
+    assert learned["log_loss"] < base["log_loss"] - 0.03, (learned, base)
+    assert learned["accuracy"] > base["accuracy"] + 0.05, (learned, base)
+    table = calibration(probs[unc], y[unc], groups=test["hand"][unc])
+    n = np.array([r["n"] for r in table])
+    gap = np.abs(np.array([r["observed"] - r["predicted"] for r in table]))
+    assert float((n * gap).sum() / n.sum()) < 0.03, f"expected calibration error too large: {table}"
+    assert 0.5 <= stats["temperature"] <= 5.0
+
+
+def test_the_rules_certainties_are_imposed_whatever_the_network_says(data):
+    """A random network still gives: maker 0, holder certain, revealer certain, lone maker certain."""
+    clf = PartnerClassifier((build_classifier(new_config(RULES, [16])), new_config(RULES, [16])))
+    obs = data[1]["obs"]
+    label = class_index(data[1]["label"], P)
+    probs = clf.relative(obs)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0)
+    lay = obs_layout(RULES)
+    assert np.all(probs[:, :P][obs[:, lay.slice("maker")] == 1] == 0.0)
+    hold = obs[:, lay.slice("i_hold_called")][:, 0] == 1
+    assert np.all(probs[hold, 0] == 1.0)
+    known = obs[:, lay.slice("revealed_by")].any(axis=1) | (obs[:, lay.slice("alone")][:, 0] == 1)
+    assert np.all(probs[known, label[known]] == 1.0), "a public partnership must be certain"
+    assert np.all(probs[~hold & ~obs[:, lay.slice("revealed_by")][:, 0].astype(bool), 0] == 0.0)
+
+
+def test_absolute_layout_moves_each_relative_seat_to_its_table_seat():
+    clf = PartnerClassifier((build_classifier(new_config(RULES, [8])), new_config(RULES, [8])))
+    s = engine.init_state(RULES, 4, rng=np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    while not np.all((s.called >= 0) | s.alone | engine.is_done(s)):  # play on until declared
+        base, bits = engine.legal_bits(s, RULES)
+        masks = engine.expand(base, bits)
+        s = engine.step(s, (rng.random(masks.shape) * masks).argmax(axis=1), RULES)
+    for viewer in range(P):
+        obs = encode(s, viewer, RULES, np.float32)
+        rel, absolute = clf.relative(obs), clf.belief(s, viewer)
+        for k in range(P):
+            np.testing.assert_array_equal(absolute[:, (viewer + k) % P], rel[:, k])
+        np.testing.assert_array_equal(absolute[:, P], rel[:, P])
+
+
+def test_a_classifier_file_round_trips_and_is_checked_as_data(tmp_path, trained):
+    clf, _ = trained
+    path = clf.save(tmp_path / "partner.safetensors")
+    again = PartnerClassifier(path)
+    obs = np.random.default_rng(0).integers(0, 2, (16, clf.config.obs_size)).astype(np.float32)
+    np.testing.assert_array_equal(again.logits(obs), clf.logits(obs))
+    assert again.config == clf.config
+    from safetensors.torch import save_file
+
+    tensors = {k: v.contiguous() for k, v in clf.net.state_dict().items()}
+    for change, message in (
+        ({"format": "euchre-env-policy"}, "not a partner classifier"),
+        ({"temperature": -1}, "temperature must be"),
+        ({"hidden": [64, "x"]}, "hidden must be a list"),
+        ({"obs_size": 3}, "obs_size 3"),
+    ):
+        meta = json.loads(clf.config.to_json()) | change
+        bad = tmp_path / "bad.safetensors"
+        save_file(tensors, str(bad), metadata={"euchre_env": json.dumps(meta)})
+        with pytest.raises(ValueError, match=message):
+            PartnerClassifier(bad)
+    bad.write_bytes(b"not a safetensors file")
+    with pytest.raises(ValueError, match="not a safetensors file"):
+        PartnerClassifier(bad)
+
+
+def test_scores_and_calibration_on_known_cases():
+    y = np.array([0, 1, 2, 0])
+    perfect = np.eye(3)[y]
+    assert scores(perfect, y) == {
+        "n": 4,
+        "log_loss": pytest.approx(0.0, abs=1e-9),
+        "brier": 0.0,
+        "accuracy": 1.0,
+    }
+    uniform = np.full((4, 3), 1 / 3)
+    s = scores(uniform, y)
+    assert s["log_loss"] == pytest.approx(np.log(3)) and s["brier"] == pytest.approx(2 / 3)
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet(np.ones(4), size=20000)
+    drawn = np.array([rng.choice(4, p=p) for p in probs])  # calibrated by construction
+    ok = [r["low"] <= r["predicted"] <= r["high"] for r in calibration(probs, drawn, groups=np.arange(20000))]
+    assert np.mean(ok) >= 0.8, "a calibrated forecaster should fall inside most of its intervals"
+    sharp = probs**2 / (probs**2).sum(axis=1, keepdims=True)  # overconfident
+    out = [
+        r["low"] <= r["predicted"] <= r["high"] for r in calibration(sharp, drawn, groups=np.arange(20000))
+    ]
+    assert np.mean(out) < 0.5, "an overconfident forecaster must fall outside its intervals"
