@@ -24,12 +24,23 @@ legal actions::
     from agents import make_agent
     bot = make_agent("model:runs/demo/model.safetensors", rules)
     bot = make_agent("model:four_handed", rules)      # a shipped model
+
+Torch threads: these networks are small, and on a busy machine torch's default
+of one thread per core is far slower than one thread (a user test found
+notebook 3's training 20x slower on two cores; a forward pass of 64 decisions
+measured about 10x slower with other work on the cores). So when an agent of this package is the first to import
+torch in a process, it sets one thread (``import_torch``), unless
+``OMP_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set. A count chosen before (torch
+imported and ``torch.set_num_threads`` called first, as ``euchre train`` does)
+or after is never changed.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import os
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,13 +141,31 @@ class PolicyConfig:
         )  # fmt: skip
 
 
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def import_torch() -> Any:
+    """``import torch``, choosing one torch thread if this is the process's first import of torch.
+
+    Only then, and only when neither ``OMP_NUM_THREADS`` nor ``MKL_NUM_THREADS``
+    is set: nobody can have chosen a thread count yet. A later
+    ``torch.set_num_threads(n)`` wins as usual.
+    """
+    first = "torch" not in sys.modules
+    import torch
+
+    if first and not any(os.environ.get(v) for v in THREAD_VARIABLES):
+        torch.set_num_threads(1)
+    return torch
+
+
 def _pos_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and x > 0
 
 
 def build_mlp(sizes: list[int], activation: str = "relu") -> Any:
     """``torch.nn.Sequential``: Linear layers of ``sizes`` with ``activation`` between them (none at the end)."""
-    import torch
+    torch = import_torch()
 
     act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation]
     layers: list[Any] = []
@@ -182,7 +211,7 @@ def load_policy(path: str | Path) -> tuple[Any, PolicyConfig]:
         ValueError: the file is missing, not a safetensors file, or its config
             or tensors do not describe a policy of this library.
     """
-    import torch
+    torch = import_torch()
     from safetensors import SafetensorError, safe_open
 
     path = Path(path)
@@ -268,7 +297,7 @@ class NeuralAgent(LogitAgent):
         A model with a ``prior`` adds ``prior_weight`` to the logit of the prior
         agent's choice, which needs the (B, A) bool ``action_masks``.
         """
-        import torch
+        torch = import_torch()
 
         x = np.asarray(observations, np.float32)
         if self._hidden is not None and x[:, self._hidden].any():

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, LogitAgent
-from agents.neural import NeuralAgent, PolicyConfig, build_mlp, load_policy, save_policy
+from agents.neural import NeuralAgent, PolicyConfig, build_mlp, import_torch, load_policy, save_policy
 from agents.neural import rules_from_metadata as _rules_from_metadata
 from agents.neural import rules_metadata as _rules_metadata
 from euchre_env.actions import NUM_ACTIONS
@@ -212,7 +212,7 @@ def _parse_data(raw: bytes, where: str) -> dict[str, Any]:
 
 def _load_weights(raw: bytes, where: str) -> dict[str, Any]:
     """``policy.pth`` through ``torch.load(weights_only=True)``: tensors only, float32 on the CPU."""
-    import torch
+    torch = import_torch()
 
     try:
         state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
@@ -408,7 +408,7 @@ def _rules_for(meta: dict[str, Any] | None, rules: RulesConfig | None) -> RulesC
 
 def _build_policy(parts: SB3Zip, rules: RulesConfig, where: str) -> Any:
     """The policy module of ``parts`` (CPU, eval mode), its spaces from ``rules``; shapes must match."""
-    import torch
+    torch = import_torch()
     from gymnasium import spaces
 
     _check_fits(parts.meta, rules, parts.obs_size)
@@ -536,7 +536,7 @@ class SB3Policy(LogitAgent):
         A model trained on one-hand episodes (``euchre_rules["episode"] == "hand"``,
         as ``training.train`` trains) sees the ``scores`` piece as zeros, as in training.
         """
-        import torch
+        torch = import_torch()
 
         policy = self.policy
         x = np.asarray(observations, np.float32)
@@ -604,7 +604,7 @@ def mlp_to_sb3_actor(state: dict[str, Any]) -> dict[str, Any]:
 
 def _activation_of(policy: Any) -> str:
     """``"relu"`` or ``"tanh"``: the activation of a live SB3 policy (ValueError for others)."""
-    import torch
+    torch = import_torch()
 
     names = {torch.nn.ReLU: "relu", torch.nn.Tanh: "tanh"}
     act = getattr(policy, "activation_fn", None)

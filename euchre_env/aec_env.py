@@ -11,7 +11,7 @@ https://www.pagat.com/euchre/euchre.html.
 
 | | |
 |---|---|
-| Import | `from euchre_env import env` or `pettingzoo.make("aec", "euchre_env/euchre_v0")` |
+| Import | `from euchre_env import euchre_v0` (`euchre_v0.env()`), `euchre_five_handed_v0`, or `pettingzoo.make("aec", "euchre_env/euchre_v0")` |
 | Actions | Discrete |
 | Parallel API | No |
 | Manual Control | No |
@@ -39,8 +39,11 @@ env(variant="four_handed", *, render_mode=None, zero_sum=False,
 `variant`: `"four_handed"`, `"five_handed"`, a preset name of `rules.PRESETS`
 or a `RulesConfig`.
 
-`render_mode`: None, `"ansi"` (`render()` returns the table as a string) or
-`"human"` (prints it after every step).
+`render_mode`: None, `"ansi"` (`render()` returns the table as a string),
+`"human"` (prints it after every step) or `"rgb_array"` (`render()` returns a
+picture of the table, uint8 `(720, 960, 3)`, `render_image.to_rgb`). Every
+mode shows the table as the agent to act sees it (its hand face up, the others
+face down), and once the episode is over, only what is public.
 
 `zero_sum`: zero-sum rewards instead of the points scored (see Rewards).
 
@@ -219,12 +222,22 @@ format, e.g. `{"dealer": 0, "hands": [[...5 names...], ...], "upcard": "9H",
 malformed deal raises `ValueError` saying what is wrong. Other option keys are
 ignored (PettingZoo's `api_test` passes arbitrary options).
 
+### Global state
+
+`state()` returns the full-information state of the table, for centralised
+critics (training only: it holds every hand): every seat's observation,
+`player_0` first, then the kitty's cards, float32 0/1 in
+`env.state_space` = `Box(0, 1, (P * D + 32,))` (2576 four-handed, 3832
+five-handed at the default `points_to_win`); see `euchre_env.global_state`.
+
 ### Registration
 
 PettingZoo 1.27 has a Gymnasium-style registry (`pettingzoo.register` /
 `pettingzoo.make`, Farama-Foundation/PettingZoo PR #1388); importing
 `euchre_env` registers `euchre_env/euchre_v0` (four-handed) and
-`euchre_env/euchre_five_handed_v0` (five-handed), both pointing at `env()`: `pettingzoo.make("aec", "euchre_env/euchre_v0",
+`euchre_env/euchre_five_handed_v0` (five-handed), pointing at the `env()` of
+the versioned modules `euchre_env.euchre_v0` and `euchre_env.euchre_five_handed_v0`
+(this env with the variant fixed): `pettingzoo.make("aec", "euchre_env/euchre_v0",
 points_to_win=5, episode="game")`. See `euchre_env.pz_registry`.
 
 ### Version History
@@ -248,7 +261,9 @@ from euchre_env.aec_wrappers import wrap_classic
 from euchre_env.encoding import obs_layout
 from euchre_env.engine import IllegalActionError, single
 from euchre_env.engine.single import Table
+from euchre_env.global_state import state_space, table_state
 from euchre_env.render import agent_name, to_ansi
+from euchre_env.render_image import to_rgb
 from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
 
@@ -384,7 +399,7 @@ class raw_env(AECEnv, EzPickle):
     """Euchre for PettingZoo's AEC API; see the module docstring for the full spec."""
 
     metadata = {  # noqa: RUF012 (PettingZoo reads metadata as a class attribute; copied per instance)
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "euchre_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -438,6 +453,7 @@ class raw_env(AECEnv, EzPickle):
             for a in self.possible_agents
         }
         self._action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = state_space(self.rules)  # of state(): full information, for centralised critics
         self._table: Table | None = None
         self._paid = False  # the last step paid a hand's rewards
         self._truth_key: tuple[Any, ...] | None = None  # what the current infos were built from
@@ -587,14 +603,26 @@ class raw_env(AECEnv, EzPickle):
         self._seed_rng = np.random.default_rng(int(seed))
         return int(seed)
 
-    def render(self) -> str | None:
-        """The table as text, from the view of the agent to act (see ``render.to_ansi``).
+    def state(self) -> np.ndarray:
+        """The full-information global state (every seat's observation, then the kitty), in ``state_space``.
 
-        ``"ansi"`` returns the string, ``"human"`` prints it and returns None.
+        For centralised critics in training; see :mod:`euchre_env.global_state`.
+        """
+        return table_state(self._require_table(), np.float32)
+
+    def render(self) -> str | np.ndarray | None:
+        """The table from the view of the agent to act (``render.to_ansi``, ``render_image.to_rgb``).
+
+        ``"ansi"`` returns the string, ``"human"`` prints it and returns None,
+        ``"rgb_array"`` returns the picture, uint8 ``(720, 960, 3)``.
         """
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode: pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn(
+                f"render() called without a render_mode: pass one of {self.metadata['render_modes']}"
+            )
             return None
+        if self.render_mode == "rgb_array":
+            return to_rgb(self._require_table().state(), self.rules)
         text = to_ansi(self._require_table().state(), self.rules)
         if self.render_mode == "ansi":
             return text
@@ -602,4 +630,4 @@ class raw_env(AECEnv, EzPickle):
         return None
 
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Nothing to release (no window is opened)."""

@@ -18,13 +18,15 @@ from euchre_env.learner_table import LearnerTable
 from euchre_env.learner_tables import seeds_to_array
 from euchre_env.policies import Opponents
 from euchre_env.render import to_ansi
+from euchre_env.render_image import blank_frame, to_rgb
 from euchre_env.rules import make_rules
 from euchre_env.state import State
 
-__all__ = ["ILLEGAL_ACTION_MODES", "EuchreEnv", "LegalDiscrete"]
+__all__ = ["ILLEGAL_ACTION_MODES", "RENDER_MODES", "EuchreEnv", "LegalDiscrete"]
 
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
+ILLEGAL_ACTION_MODES = ("terminate", "raise")  # the first is the default
 ILLEGAL_ACTION_REWARD = -1.0  # illegal_action="terminate": PettingZoo's classic penalty
+RENDER_MODES = ["ansi", "human", "rgb_array"]
 
 
 class LegalDiscrete(spaces.Discrete):
@@ -73,17 +75,20 @@ class EuchreEnv(gym.Env):
     ``Discrete(93)``, the action table of :mod:`euchre_env.actions` (play,
     discard, call a card; pass, order up, name a suit, alone, with partner,
     defend alone). ``action_masks()`` (the sb3-contrib ``MaskablePPO``
-    contract) and ``info["action_mask"]`` give the legal actions as a bool
-    ``(93,)`` array. ``action_space.sample()`` draws a legal action.
+    contract) and ``info["action_mask"]`` give the legal actions as an int8
+    ``(93,)`` array of 0/1 (the mask of every env of this package), so
+    ``action_space.sample(info["action_mask"])`` works;
+    ``action_space.sample()`` alone also draws a legal action.
 
-    **Illegal actions raise** :class:`euchre_env.engine.IllegalActionError` (a
-    ``ValueError``) naming the action, the phase and the legal actions, and
-    leave the state unchanged: a masked learner never takes one, and a silent
-    penalty would hide bugs. ``illegal_action="terminate"`` instead follows
-    PettingZoo's classic convention: reward ``-1``, the episode ends and
-    ``info["illegal_action"]`` is True. Gymnasium's ``check_env`` needs it:
-    its step-determinism check samples an action *before* a seeded reset, so
-    that action may be illegal in the state it is applied to.
+    **Illegal actions** follow PettingZoo's classic convention by default
+    (``illegal_action="terminate"``, as the wrapped AEC ``env()``): reward
+    ``-1``, the episode ends and ``info["illegal_action"]`` is True. That is
+    what Gymnasium's ``check_env`` needs: its step-determinism check samples
+    an action *before* a seeded reset, so that action may be illegal in the
+    state it is applied to. ``illegal_action="raise"`` raises
+    :class:`euchre_env.engine.IllegalActionError` (a ``ValueError``) naming
+    the action, the phase and the legal actions, and leaves the state
+    unchanged: the strict choice while debugging an agent.
 
     ## Observation Space
     ``Box(0, 1, (D,), float32)``: the learner's seat-relative view
@@ -107,7 +112,7 @@ class EuchreEnv(gym.Env):
     Terminated when the hand (game) is over; never truncated.
 
     ## Information
-    ``info["action_mask"]`` (bool ``(93,)``), ``info["learner_seat"]`` and,
+    ``info["action_mask"]`` (int8 ``(93,)``), ``info["learner_seat"]`` and,
     on a step in which a hand ended, ``info["hand"]``: a dict with the
     hand's ``points`` and ``tricks`` per seat, ``maker``, ``trump`` (suit
     letter), ``alone``, ``called`` card and ``partner`` (five-handed),
@@ -130,8 +135,15 @@ class EuchreEnv(gym.Env):
       ``{relative seat: policy}``.
     * ``seat``: the learner's fixed seat, or None to draw it per episode.
     * ``zero_sum``: reward convention (above).
-    * ``illegal_action``: ``"raise"`` (default) or ``"terminate"`` (above).
-    * ``render_mode``: None or ``"ansi"``.
+    * ``illegal_action``: ``"terminate"`` (default) or ``"raise"`` (above).
+    * ``render_mode``: None; ``"ansi"`` (``render()`` returns the table as
+      text, :func:`euchre_env.render.to_ansi`); ``"human"`` (the text is
+      printed at every reset and step, ``render()`` returns None: a terminal
+      display, so it works on machines without a screen); ``"rgb_array"``
+      (``render()`` returns the picture of the table from the learner's seat,
+      uint8 ``(720, 960, 3)``, :func:`euchre_env.render_image.to_rgb`, for
+      ``gymnasium.wrappers.RecordVideo`` and stable-baselines3's
+      ``make_vec_env``). Every mode shows only what the learner may see.
     * ``**settings``: rules settings of :func:`euchre_env.make_rules`
       (``stick_the_dealer``, ``defend_alone``, ``points_to_win``, ``episode``).
 
@@ -145,7 +157,7 @@ class EuchreEnv(gym.Env):
     * v0: Initial release.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
     def __init__(
         self,
@@ -154,7 +166,7 @@ class EuchreEnv(gym.Env):
         opponents: Opponents = None,
         seat: int | None = None,
         zero_sum: bool = False,
-        illegal_action: str = "raise",
+        illegal_action: str = "terminate",
         render_mode: str | None = None,
         **settings: Any,
     ) -> None:
@@ -172,7 +184,7 @@ class EuchreEnv(gym.Env):
         size = obs_layout(self.rules).size
         self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = LegalDiscrete(NUM_ACTIONS, self.action_masks)
-        self._mask = np.zeros(NUM_ACTIONS, bool)
+        self._mask = np.zeros(NUM_ACTIONS, np.int8)
 
     @property
     def state(self) -> State | None:
@@ -194,7 +206,7 @@ class EuchreEnv(gym.Env):
         self._tables.set_opponents(opponents)
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions, bool ``(93,)``; all False once the episode is over."""
+        """The learner's legal actions, int8 ``(93,)`` of 0/1; all 0 once the episode is over."""
         return self._mask.copy()
 
     def reset(
@@ -219,14 +231,17 @@ class EuchreEnv(gym.Env):
         tables.start(deal)
         tables.advance()
         self._over = False
-        return self._observe(), self._info()
+        obs, info = self._observe(), self._info()
+        if self.render_mode == "human":
+            self.render()
+        return obs, info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Play the learner's ``action``, then the opponents until the learner's turn or the end.
 
         Raises:
             ValueError: ``action`` is not an integer scalar.
-            IllegalActionError: ``action`` is not legal now (state unchanged).
+            IllegalActionError: ``action`` is not legal now (``illegal_action="raise"``; state unchanged).
             RuntimeError: the episode is over (call ``reset``) or never began.
         """
         tables = self._tables
@@ -236,25 +251,40 @@ class EuchreEnv(gym.Env):
         if self.illegal_action == "terminate" and not (0 <= a < NUM_ACTIONS and self._mask[a]):
             self._over = True
             obs = tables.observe()
-            self._mask = np.zeros(NUM_ACTIONS, bool)
+            self._mask = np.zeros(NUM_ACTIONS, np.int8)
+            tables.hand_ended = False  # reported at the learner's previous step: not again
             return obs, ILLEGAL_ACTION_REWARD, True, False, {**self._info(), "illegal_action": True}
         tables.act(a)
         tables.advance()
         reward = tables.take_reward()
         self._over = tables.done
-        return self._observe(), reward, self._over, False, self._info()
+        obs, info = self._observe(), self._info()
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, self._over, False, info
 
-    def render(self) -> str | None:
-        """The table from the learner's seat as text (``render_mode="ansi"``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The table from the learner's seat: text (``"ansi"``), a picture (``"rgb_array"``) or printed (``"human"``)."""
         if self.render_mode is None:
-            gym.logger.warn("render() called with render_mode=None; pass render_mode='ansi'")
+            gym.logger.warn(f"render() called with render_mode=None; pass one of {RENDER_MODES}")
             return None
-        if self.state is None:
-            return "(no hand yet: call reset())"
-        return to_ansi(self.state, self.rules, viewer=self.learner_seat)
+        state = self.state
+        if self.render_mode == "rgb_array":
+            if state is None:
+                return blank_frame("no hand yet: call reset()")
+            return to_rgb(state, self.rules, viewer=self.learner_seat)
+        text = (
+            to_ansi(state, self.rules, self.learner_seat)
+            if state is not None
+            else "(no hand yet: call reset())"
+        )
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
 
     def _observe(self) -> np.ndarray:
-        self._mask = self._tables.action_mask()
+        self._mask = self._tables.action_mask().astype(np.int8)
         return self._tables.observe()
 
     def _info(self) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.learner_tables import LearnerTables, seeds_to_array
 from euchre_env.policies import Opponents
+from euchre_env.render_image import blank_frame, to_rgb
 from euchre_env.vector_env import check_batch_actions, make_tables
 
 __all__ = ["EuchreSB3VecEnv"]
@@ -43,9 +44,15 @@ class EuchreSB3VecEnv(VecEnv):
     True, the returned observation is the new episode's first one, and
     ``infos[i]`` holds ``"terminal_observation"``, ``"TimeLimit.truncated"``
     (always False) and ``"hand"``, a numpy record of the last hand's summary
-    (fields as the ``EuchreVectorEnv`` infos: ``hand["points"]`` etc.). ``action_masks()`` gives the (B, 93) masks for the observations
-    just returned. Illegal actions raise
-    :class:`euchre_env.engine.IllegalActionError`.
+    (fields as the ``EuchreVectorEnv`` infos: ``hand["points"]`` etc.).
+    ``action_masks()`` gives the (B, 93) int8 0/1 masks for the observations
+    just returned (the package's one mask convention). Illegal actions raise
+    :class:`euchre_env.engine.IllegalActionError` (the trainer's env: a masked
+    learner never takes one, so one is a bug to surface).
+
+    ``render_mode="rgb_array"``: ``get_images()`` gives each table's picture
+    from its learner's seat and SB3's ``render()`` tiles them (so
+    ``VecVideoRecorder`` works; render a few tables, not thousands).
 
     Seeding: ``seed=s`` (or ``venv.seed(s)`` before ``reset``) gives table ``i``
     seed ``s + i``, exactly as ``EuchreEnv`` and ``EuchreVectorEnv``.
@@ -59,6 +66,7 @@ class EuchreSB3VecEnv(VecEnv):
         variant, opponents, seat, zero_sum, **settings: as in
             :class:`~euchre_env.gym_env.EuchreEnv`.
         seed: seed of table 0 at the first reset (None: random).
+        render_mode: None or ``"rgb_array"``.
     """
 
     def __init__(
@@ -70,17 +78,21 @@ class EuchreSB3VecEnv(VecEnv):
         seat: int | None = None,
         zero_sum: bool = False,
         seed: int | None = None,
+        render_mode: str | None = None,
         **settings: Any,
     ) -> None:
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         self._tables = make_tables(num_envs, variant, opponents, seat, zero_sum, settings)
         self.rules = self._tables.rules
-        self.render_mode = None
+        self.render_mode = render_mode
         size = obs_layout(self.rules).size
         super().__init__(
             self._tables.num_tables, spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(NUM_ACTIONS)
         )
+        self.metadata["render_fps"] = 2
         self._actions: np.ndarray | None = None
-        self._masks = np.zeros((self.num_envs, NUM_ACTIONS), bool)
+        self._masks = np.zeros((self.num_envs, NUM_ACTIONS), np.int8)
         if seed is not None:
             seeds_to_array(seed, self.num_envs)  # validate now
             self.seed(seed)
@@ -95,7 +107,7 @@ class EuchreSB3VecEnv(VecEnv):
         self._tables.set_opponents(opponents)
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of every table's learner, bool (B, 93)."""
+        """Legal actions of every table's learner, int8 (B, 93) of 0/1."""
         return self._masks.copy()
 
     def reset(self) -> VecEnvObs:
@@ -145,8 +157,16 @@ class EuchreSB3VecEnv(VecEnv):
             tables.start(ended)
             tables.advance()
             obs[ended] = tables.observe(ended)
-        self._masks = tables.action_masks()
+        self._masks = tables.action_masks().astype(np.int8)
         return obs, rewards, dones, infos
+
+    def get_images(self) -> list[np.ndarray]:
+        """Each table's picture from its learner's seat (uint8 (720, 960, 3)); SB3's ``render()`` tiles them."""
+        s = self._tables.state
+        if s is None:
+            return [blank_frame("no hand yet: call reset()") for _ in range(self.num_envs)]
+        seats = self._tables.seat
+        return [to_rgb(s, self.rules, viewer=int(seats[i]), row=i) for i in range(self.num_envs)]
 
     def close(self) -> None:
         """Nothing to release."""
@@ -176,7 +196,7 @@ class EuchreSB3VecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def _observe(self) -> np.ndarray:
-        self._masks = self._tables.action_masks()
+        self._masks = self._tables.action_masks().astype(np.int8)
         return self._tables.observe()
 
 

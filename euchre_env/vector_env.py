@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+from gymnasium import logger as gym_logger
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
@@ -18,8 +19,10 @@ from euchre_env import engine
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.engine import sample_bits
+from euchre_env.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
 from euchre_env.learner_tables import LearnerTables, seeds_to_array
 from euchre_env.policies import Opponents
+from euchre_env.render_image import blank_frame, to_rgb
 from euchre_env.rules import make_rules
 
 __all__ = ["EuchreVectorEnv", "LegalMultiDiscrete", "check_batch_actions"]
@@ -28,8 +31,10 @@ __all__ = ["EuchreVectorEnv", "LegalMultiDiscrete", "check_batch_actions"]
 class LegalMultiDiscrete(spaces.MultiDiscrete):
     """``MultiDiscrete([A] * B)`` whose ``sample()`` without a mask draws a uniformly random legal action per table.
 
-    Rows whose episode is over (all-False mask) get action 0 (ignored by the
-    env). Pickled or deep-copied spaces are plain ``MultiDiscrete``.
+    Rows whose episode is over (all-zero mask) get action 0 (ignored by the
+    env). ``sample(mask)`` also takes the env's ``(B, A)`` int8 mask array
+    (``info["action_mask"]``) as well as Gymnasium's tuple of ``B`` rows.
+    Pickled or deep-copied spaces are plain ``MultiDiscrete``.
     """
 
     def __init__(self, num_envs: int, env: EuchreVectorEnv | None = None) -> None:
@@ -42,6 +47,8 @@ class LegalMultiDiscrete(spaces.MultiDiscrete):
         Drawn from the engine's compact legal sets (``engine.sample_bits``:
         the legal action of rank ``floor(u * count)``, ``u`` from ``np_random``).
         """
+        if isinstance(mask, np.ndarray) and mask.ndim == 2:
+            mask = tuple(mask)  # Gymnasium's MultiDiscrete takes one mask row per table
         if mask is not None or probability is not None or self._env is None:
             return super().sample(mask=mask, probability=probability)
         s = self._env.tables.state
@@ -96,15 +103,22 @@ class EuchreVectorEnv(VectorEnv):
       step after a table terminates resets it: its action is ignored, it
       returns the new episode's first observation and mask, reward 0 and
       ``terminated=False``.
-    * Infos: a dict of arrays: ``action_mask`` (B, 93) bool (all False at a
+    * Infos: a dict of arrays: ``action_mask`` (B, 93) int8 0/1 (all 0 at a
       table whose episode just ended), ``hand_over`` (B,) bool (a hand ended
-      this step) and the summary of each table's last finished hand:
-      ``points``/``tricks``/``scores`` (B, P), ``maker``, ``trump``, ``called``,
-      ``partner``, ``alone``, ``defender_alone``, ``winners``, ``learner_seat`` (B,).
-    * ``action_masks()``: the (B, 93) masks, for masked policies.
-    * Illegal actions (at a table that is not being reset) raise
-      :class:`euchre_env.engine.IllegalActionError` naming the table; nothing
-      changes.
+      this step), ``illegal_action`` (B,) bool and the summary of each table's
+      last finished hand: ``points``/``tricks``/``scores`` (B, P), ``maker``,
+      ``trump``, ``called``, ``partner``, ``alone``, ``defender_alone``,
+      ``winners``, ``learner_seat`` (B,).
+    * ``action_masks()``: the (B, 93) int8 masks, for masked policies;
+      ``action_space.sample(info["action_mask"])`` draws a legal action per table.
+    * Illegal actions (at a table that is not being reset), as ``EuchreEnv``:
+      ``illegal_action="terminate"`` (default) ends that table's episode with
+      reward -1 and ``info["illegal_action"]`` set there (the other tables
+      play on); ``"raise"`` raises :class:`euchre_env.engine.IllegalActionError`
+      naming the table, and nothing changes.
+    * ``render_mode="rgb_array"``: ``render()`` returns a tuple of ``B``
+      pictures, table ``i`` from its learner's seat (as ``EuchreEnv``; about
+      15 ms per table, so render small batches).
     * Seeding: ``reset(seed=s)`` gives table ``i`` seed ``s + i``
       (``seed=[s_0, ..., s_{B-1}]`` sets each), so table ``i`` plays exactly as
       ``EuchreEnv`` reset with seed ``s + i`` given the same learner actions,
@@ -113,10 +127,14 @@ class EuchreVectorEnv(VectorEnv):
       table's next episode.
 
     Arguments are those of ``EuchreEnv`` (``variant``, ``opponents``, ``seat``,
-    ``zero_sum``, ``**settings``) plus ``num_envs``.
+    ``zero_sum``, ``illegal_action``, ``render_mode``, ``**settings``) plus ``num_envs``.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["rgb_array"],
+        "render_fps": 2,
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
 
     def __init__(
         self,
@@ -126,24 +144,28 @@ class EuchreVectorEnv(VectorEnv):
         opponents: Opponents = None,
         seat: int | None = None,
         zero_sum: bool = False,
+        illegal_action: str = "terminate",
         render_mode: str | None = None,
         **settings: Any,
     ) -> None:
-        if render_mode is not None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
-                f"EuchreVectorEnv has no render modes (render one EuchreEnv instead); got {render_mode!r}"
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self._tables = make_tables(num_envs, variant, opponents, seat, zero_sum, settings)
         self.rules = self._tables.rules
         self.num_envs = self._tables.num_tables
-        self.render_mode = None
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
         size = obs_layout(self.rules).size
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.action_space = LegalMultiDiscrete(self.num_envs, self)
         self.prev_done = np.zeros(self.num_envs, bool)
-        self._masks = np.zeros((self.num_envs, NUM_ACTIONS), bool)
+        self._masks = np.zeros((self.num_envs, NUM_ACTIONS), np.int8)
 
     @property
     def tables(self) -> LearnerTables:
@@ -155,7 +177,7 @@ class EuchreVectorEnv(VectorEnv):
         self._tables.set_opponents(opponents)
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of every table's learner, bool (B, 93)."""
+        """Legal actions of every table's learner, int8 (B, 93) of 0/1."""
         return self._masks.copy()
 
     def reset(
@@ -183,14 +205,16 @@ class EuchreVectorEnv(VectorEnv):
         tables.start(np.arange(self.num_envs), deals=deals)
         tables.advance()
         self.prev_done[:] = False
-        return self._observe(), info_arrays(tables, self._masks)
+        obs = self._observe()
+        return obs, {**info_arrays(tables, self._masks), "illegal_action": np.zeros(self.num_envs, bool)}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Learner actions (B,) for every table; tables that ended last step are reset instead.
 
         Raises:
             ValueError: ``actions`` has the wrong shape or dtype.
-            IllegalActionError: an action is illegal at a table that is not being reset.
+            IllegalActionError: an action is illegal at a table that is not being reset
+                (``illegal_action="raise"``).
             RuntimeError: before the first ``reset``.
         """
         tables = self._tables
@@ -199,18 +223,43 @@ class EuchreVectorEnv(VectorEnv):
         a = check_batch_actions(actions, self.num_envs)
         resetting = self.prev_done
         acting = ~resetting
+        illegal = np.zeros(self.num_envs, bool)
+        if self.illegal_action == "terminate":
+            ok = (a >= 0) & (a < NUM_ACTIONS)
+            legal = np.zeros(self.num_envs, bool)
+            legal[ok] = self._masks[np.flatnonzero(ok), a[ok]] == 1
+            illegal = acting & ~legal
+            acting = acting & legal
         tables.act(a, acting)
         if resetting.any():
             tables.start(np.flatnonzero(resetting))
         tables.advance()
-        reward = tables.take_rewards(acting)
+        reward = tables.take_rewards(acting | illegal)
         terminated = tables.done()
+        if illegal.any():  # PettingZoo's classic penalty; the table is dealt again at the next step
+            reward[illegal] = ILLEGAL_ACTION_REWARD
+            terminated |= illegal
+            tables.hand_ended[illegal] = False  # a hand reported at the previous step is not reported again
         self.prev_done = terminated.copy()
         truncated = np.zeros(self.num_envs, bool)
-        return self._observe(), reward, terminated, truncated, info_arrays(tables, self._masks)
+        obs = self._observe()
+        self._masks[illegal] = 0
+        info = {**info_arrays(tables, self._masks), "illegal_action": illegal}
+        return obs, reward, terminated, truncated, info
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        """``render_mode="rgb_array"``: one picture per table, from its learner's seat (uint8 (720, 960, 3) each)."""
+        if self.render_mode is None:
+            gym_logger.warn("render() called with render_mode=None; pass render_mode='rgb_array'")
+            return None
+        s = self._tables.state
+        if s is None:
+            return tuple(blank_frame("no hand yet: call reset()") for _ in range(self.num_envs))
+        seats = self._tables.seat
+        return tuple(to_rgb(s, self.rules, viewer=int(seats[i]), row=i) for i in range(self.num_envs))
 
     def _observe(self) -> np.ndarray:
-        self._masks = self._tables.action_masks()
+        self._masks = self._tables.action_masks().astype(np.int8)
         return self._tables.observe()
 
 

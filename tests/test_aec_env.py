@@ -268,7 +268,7 @@ def test_step_after_end_errors() -> None:
         ({"stick_dealer": True}, "unknown setting"),
         ({"points_to_win": 0}, "points_to_win"),
         ({"episode": "match"}, "episode"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode"),
         ({"variant": "three_handed"}, "variant"),
     ],
 )

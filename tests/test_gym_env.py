@@ -87,7 +87,7 @@ def test_gymnasium_check_env_passes(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_sb3_check_env_passes(variant: str) -> None:
-    """SB3's check_env passes on the default (raising) env without warnings."""
+    """SB3's check_env passes on the default env without warnings."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sb3_check_env(EuchreEnv(variant), warn=True)
@@ -190,10 +190,10 @@ def test_deal_without_a_learner_decision_is_skipped() -> None:
 
 
 def test_illegal_action_raises_and_leaves_the_state() -> None:
-    """An illegal action raises IllegalActionError (a ValueError) naming it; the state is unchanged."""
-    env = EuchreEnv("four_handed")
+    """illegal_action='raise': IllegalActionError (a ValueError) naming it; the state is unchanged."""
+    env = EuchreEnv("four_handed", illegal_action="raise")
     _, info = env.reset(seed=4)
-    illegal = int(np.flatnonzero(~info["action_mask"])[0])
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
     before = env.state.copy()
     with pytest.raises(IllegalActionError, match=rf"illegal action {illegal} .*legal actions: "):
         env.step(illegal)
@@ -206,7 +206,7 @@ def test_terminate_mode_ends_the_episode_with_a_penalty() -> None:
     """illegal_action='terminate': reward -1, terminated, info flags it; step then needs a reset."""
     env = EuchreEnv("five_handed", illegal_action="terminate")
     _, info = env.reset(seed=4)
-    illegal = int(np.flatnonzero(~info["action_mask"])[0])
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
     _, reward, terminated, truncated, info = env.step(illegal)
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True), "penalty"
     assert not env.action_masks().any(), "no legal actions after termination"
@@ -233,7 +233,7 @@ def test_bad_action_type_or_shape_is_rejected(bad: object) -> None:
         ({"opponents": [RandomPolicy(), object(), RandomPolicy()]}, r"opponents: entry 1"),
         ({"seat": 4}, "seat"),
         ({"zero_sum": "yes"}, "zero_sum"),
-        ({"render_mode": "human"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode"),
         ({"illegal_action": "ignore"}, "illegal_action"),
     ],
 )

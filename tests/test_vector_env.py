@@ -207,7 +207,7 @@ def test_waiting_tables_are_untouched_by_a_partial_step() -> None:
 
 def test_vector_bad_input_is_rejected() -> None:
     """Wrong action shape/dtype, illegal actions and bad arguments raise specific errors."""
-    venv = EuchreVectorEnv(4, "four_handed")
+    venv = EuchreVectorEnv(4, "four_handed", illegal_action="raise")
     with pytest.raises(RuntimeError, match="reset"):
         venv.step(np.zeros(4, np.int64))
     _, info = venv.reset(seed=1)
@@ -216,7 +216,7 @@ def test_vector_bad_input_is_rejected() -> None:
     with pytest.raises(ValueError, match="integer"):
         venv.step(np.zeros(4, np.float32))
     act = np.argmax(info["action_mask"], axis=1)
-    act[2] = int(np.flatnonzero(~info["action_mask"][2])[0])
+    act[2] = int(np.flatnonzero(info["action_mask"][2] == 0)[0])
     with pytest.raises(IllegalActionError, match="at table 2"):
         venv.step(act)
     for kwargs, message in [
