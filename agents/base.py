@@ -4,17 +4,31 @@ An agent acts on a batch of decisions: ``act(observations (B, D),
 action_masks (B, A) bool, rng) -> (B,)`` action ids, each legal under its mask.
 It sees only the acting seat's observation (``encoding.encode``), never the
 engine state. ``check_batch`` gives every agent the same clear input errors.
+
+``ActionModel`` is the protocol of a *model of the players*: action
+probabilities rather than actions (``LogitAgent`` satisfies it with the
+softmax of its scores). ``agents.beliefs.PolicyBelief`` weighs hidden worlds by it.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.rules import RulesConfig
+
+
+@runtime_checkable
+class ActionModel(Protocol):
+    """A model of the players: the probability of every action at a batch of decisions."""
+
+    def action_probs(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Float (B, A) probabilities for (B, D) observations and (B, A) bool masks; 0 off the mask."""
+        ...
 
 
 class Agent(ABC):
@@ -113,6 +127,22 @@ class LogitAgent(Agent):
     @abstractmethod
     def scores(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """(B, A) float scores of every action for (B, D) observations and (B, A) bool masks."""
+
+    def action_probs(
+        self, observations: np.ndarray, action_masks: np.ndarray, temperature: float = 1.0
+    ) -> np.ndarray:
+        """The masked softmax of ``scores / temperature``: float64 (B, A), 0 off the mask (``ActionModel``).
+
+        Raises:
+            ValueError: bad shapes or masks (``check_batch``), or a temperature
+                that is not a positive number.
+        """
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
+            raise ValueError(f"temperature must be a positive number, got {temperature!r}")
+        obs, masks = self.check_batch(observations, action_masks)
+        z = np.where(masks, np.asarray(self.scores(obs, masks), np.float64) / temperature, -np.inf)
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        return z / z.sum(axis=1, keepdims=True)
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """A legal action per row: the best masked score, or a sample from the masked softmax.

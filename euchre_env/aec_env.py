@@ -32,7 +32,7 @@ lone hand (four-handed) never becomes `agent_selection`.
 ### Arguments
 
 ``` python
-env(variant="four_handed", *, render_mode=None, zero_sum=False,
+env(variant="four_handed", *, render_mode=None, zero_sum=False, ground_truth=False,
     stick_the_dealer=True, defend_alone=False, points_to_win=10, episode="hand")
 ```
 
@@ -46,6 +46,10 @@ mode shows the table as the agent to act sees it (its hand face up, the others
 face down), and once the episode is over, only what is public.
 
 `zero_sum`: zero-sum rewards instead of the points scored (see Rewards).
+
+`ground_truth`: put the hidden partnership in every agent's `infos` from the
+call on, before it is public (see Infos). Off by default: an agent that reads
+`info` from `last()` must not learn what its seat cannot see.
 
 `stick_the_dealer`, `defend_alone`, `points_to_win`, `episode`: the table
 settings of `rules.make_rules`; an unknown setting or a bad value raises
@@ -180,17 +184,22 @@ five players' points.
 
 ### Infos
 
-Ground truth for analysis, never part of an observation; every agent's
-`infos[agent]` holds the same dict at every step:
+Every agent's `infos[agent]` holds the same dict at every step. By default it
+holds only what every seat may know (the hidden partner stays hidden until the
+called card is played); `ground_truth=True` adds the hidden partnership for
+analysis (never part of an observation):
 
+* `"partner_public"`: whether the partnership is public. Five-handed: False
+  until the called card is played (True from that step on) or when the maker
+  declared alone. Four-handed: always True.
 * `"true_partner"`: the maker's partner, as an agent name. Five-handed: the
   holder of the called card, None before the call, when the maker went alone or
   when the called card is out of play (kitty or the dealer's discard).
   Four-handed: the maker's fixed partner (None before trump is made).
-* `"partner_public"`: whether the partnership is public. Five-handed: False
-  until the called card is played (True from that step on) or when the maker
-  declared alone. Four-handed: always True.
-* `"reveal_trick"`: the trick (0-4) in which the called card was played, else None.
+  By default present only while `"partner_public"` is True; always with
+  `ground_truth=True`.
+* `"reveal_trick"`: the trick (0-4) in which the called card was played, else
+  None; present when `"true_partner"` is.
 * `"hand_summary"` (only on the step that ends a hand): `maker`, `trump` (suit
   name), `called_card` (card name), `partner`, `alone`, `defender_alone`, and
   per seat lists `tricks`, `points` and running `scores` (None / empty values
@@ -336,7 +345,7 @@ def hand_summary(t: Table) -> dict[str, Any]:
     }
 
 
-def ground_truth(t: Table) -> dict[str, Any]:
+def ground_truth(t: Table, public_only: bool = False) -> dict[str, Any]:
     """Researcher-only facts about table ``t`` (never part of an observation).
 
     ``Table(state, rules, row)`` gives the table of any row of a batched state.
@@ -345,6 +354,9 @@ def ground_truth(t: Table) -> dict[str, Any]:
         ``true_partner`` (agent name of the maker's partner, or None),
         ``partner_public`` (bool), ``reveal_trick`` (int or None); when a hand
         has just ended also ``hand_summary``; when the game is won also ``winners``.
+        With ``public_only=True`` (what every seat may know: the env's default
+        infos) ``true_partner`` and ``reveal_trick`` are left out while the
+        partnership is not public.
     """
     rules = t.rules
     if rules.called_card:
@@ -361,6 +373,8 @@ def ground_truth(t: Table) -> dict[str, Any]:
             "partner_public": True,
             "reveal_trick": None,
         }
+    if public_only and not info["partner_public"]:
+        del info["true_partner"], info["reveal_trick"]
     if t.hand_over:
         info["hand_summary"] = hand_summary(t)
     if t.winners:
@@ -411,6 +425,7 @@ class raw_env(AECEnv, EzPickle):
         *,
         render_mode: str | None = None,
         zero_sum: bool = False,
+        ground_truth: bool = False,
         **settings: Any,
     ) -> None:
         """Build the environment.
@@ -420,15 +435,19 @@ class raw_env(AECEnv, EzPickle):
                 name of ``rules.PRESETS`` or a ``RulesConfig``.
             render_mode: None, ``"ansi"`` or ``"human"``.
             zero_sum: use the zero-sum rewards (RULES-NOTES 21).
+            ground_truth: put the hidden partnership in ``infos`` before it is
+                public (off: ``infos`` hold only what every seat may know).
             **settings: ``stick_the_dealer``, ``defend_alone``, ``points_to_win``,
                 ``episode`` as in ``rules.make_rules``.
 
         Raises:
             ValueError: for an unknown variant or setting, a bad setting value,
                 or an unknown render mode.
-            TypeError: if ``zero_sum`` is not a bool.
+            TypeError: if ``zero_sum`` or ``ground_truth`` is not a bool.
         """
-        EzPickle.__init__(self, variant, render_mode=render_mode, zero_sum=zero_sum, **settings)
+        EzPickle.__init__(
+            self, variant, render_mode=render_mode, zero_sum=zero_sum, ground_truth=ground_truth, **settings
+        )
         super().__init__()
         self.rules = make_rules(variant, **settings)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -437,8 +456,11 @@ class raw_env(AECEnv, EzPickle):
             )
         if not isinstance(zero_sum, (bool, np.bool_)):
             raise TypeError(f"zero_sum must be True or False, got {zero_sum!r}")
+        if not isinstance(ground_truth, (bool, np.bool_)):
+            raise TypeError(f"ground_truth must be True or False, got {ground_truth!r}")
         self.render_mode = render_mode
         self.zero_sum = bool(zero_sum)
+        self.ground_truth = bool(ground_truth)
         self.metadata = {**type(self).metadata, "name": ENV_NAMES[self.rules.variant]}
         self.possible_agents = [agent_name(i) for i in range(self.rules.num_players)]
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
@@ -537,11 +559,11 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def _set_infos(self) -> None:
-        """``infos``: the ground truth for every agent, rebuilt only when it changes."""
+        """``infos``: the public facts (or the ground truth) for every agent, rebuilt only when they change."""
         t = self._require_table()
         key = (t.maker, t.called, t.partner, t.revealed, t.alone, t.hand_over, t.hand_no, t.winners)
         if key != self._truth_key or set(self.infos) != set(self.agents):
-            truth = ground_truth(t)
+            truth = ground_truth(t, public_only=not self.ground_truth)
             self.infos = {a: dict(truth) for a in self.agents}
             self._truth_key = key
 

@@ -384,7 +384,7 @@ def _play_named(e: Any, names: list[str]) -> None:
 
 def test_five_handed_partner_infos() -> None:
     """true_partner is the engine's partner; partner_public flips exactly when the called card is played."""
-    e = raw_env("five_handed")
+    e = raw_env("five_handed", ground_truth=True)
     e.reset(seed=0, options={"deal": DEAL_5})
     assert e.infos["player_0"]["true_partner"] is None, "partner before the call"
     _play_named(e, ["order up", "discard 9S", "call AS"])
@@ -404,7 +404,7 @@ def test_five_handed_partner_infos() -> None:
 
 def test_partner_infos_follow_engine_over_random_hands() -> None:
     """Five-handed random hands: infos track the engine's partner, and publicity flips on the called card."""
-    e = raw_env("five_handed")
+    e = raw_env("five_handed", ground_truth=True)
     rng = np.random.default_rng(3)
     reveals = 0
     for seed in range(120):

@@ -1,0 +1,232 @@
+"""Policy-based beliefs over the hidden partner: consistent worlds weighted by a model of the players.
+
+``PolicyBelief(model, n_worlds, seed)`` is a :class:`euchre_env.beliefs.PartnerBelief`
+(same views, same ``(B, P + 1)`` layout, see that module). For each view whose
+answer is not already certain it
+
+1. draws ``n_worlds`` deals uniformly among those consistent with the view
+   (:func:`euchre_env.beliefs.sample_view_worlds`: the measure that
+   ``ExactBelief`` counts exactly);
+2. replays the hand's public history in each world from the deal
+   (``infoset.rewind_to_deal`` and ``history_action``). The history needs no
+   log: it is recovered from the state, bids from the maker, trump and the
+   bidding round (everyone before the maker passed), plays from the tricks,
+   and the dealer's discard from the world;
+3. weighs each world by the product of the model's probability of every
+   decision the view did not make itself: the other seats' bids, the dealer's
+   discard (hidden, so it is part of the sampled world), the maker's call and
+   every card played. The public view counts every seat's decisions;
+4. returns the weighted fraction of worlds in which each seat holds the called
+   card and the effective sample size ``ESS = (sum w)^2 / sum w^2`` per view
+   (NaN where no worlds were drawn; 0 and a NaN belief where every world has
+   weight 0, which only a model that gives legal actions probability 0 can cause).
+
+Player models (``agents.base.ActionModel``: ``action_probs(observations,
+action_masks) -> (B, A)``; probabilities are renormalised over the legal actions):
+
+* ``None``: every world weighs 1, a Monte Carlo estimate of the rules-only
+  ``ExactBelief`` (for checking, and as the baseline's sampling error);
+* ``UniformModel()``: every legal action equally likely. This is *not* the
+  rules-only belief: a seat that followed suit with one of its ``k`` cards of
+  that suit did so with probability ``1/k``, so worlds that gave it fewer
+  cards of the suit weigh more; plays are evidence about hand shapes, and so
+  about where the called card is;
+* ``HeuristicModel(rules, epsilon)``: the heuristic's choice with probability
+  ``1 - epsilon``, else uniform over the legal actions;
+* ``LogitModel(agent, temperature)``: the masked softmax of a ``LogitAgent``'s
+  scores (a trained ``NeuralAgent``); any ``LogitAgent`` is also an
+  ``ActionModel`` itself (temperature 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import ActionModel, LogitAgent
+from agents.heuristic import HeuristicAgent
+from euchre_env import engine
+from euchre_env.beliefs import (
+    BeliefResult,
+    PartnerBelief,
+    check_observations,
+    sample_view_worlds,
+    settled_beliefs,
+)
+from euchre_env.encoding import encode
+from euchre_env.infoset import history_action, rewind_to_deal
+from euchre_env.rules import RulesConfig
+from euchre_env.state import State
+
+__all__ = ["HeuristicModel", "LogitModel", "PolicyBelief", "UniformModel", "history_log_likelihood"]
+
+_MAX_WORLDS = 1 << 16  # worlds replayed at once
+
+
+class UniformModel:
+    """Players who pick uniformly among their legal actions (``ActionModel``)."""
+
+    name = "uniform"
+
+    def action_probs(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Float64 (B, A): ``1 / (number of legal actions)`` on the mask, 0 off it."""
+        m = np.asarray(action_masks, bool)
+        return m / np.maximum(m.sum(axis=1, keepdims=True), 1)
+
+    def state_log_probs(self, state: State, rules: RulesConfig, taken: np.ndarray) -> np.ndarray:
+        """Fast path for the replay, from the engine's legal sets: ``-log(legal actions)``. (B,)."""
+        return -np.log(np.bitwise_count(state.mask_bits).astype(np.float64))
+
+    def __repr__(self) -> str:
+        return "UniformModel()"
+
+
+class HeuristicModel:
+    """The heuristic player with noise: its choice w.p. ``1 - epsilon``, else uniform (``ActionModel``).
+
+    Args:
+        rules: the rules of the observations.
+        epsilon: noise level in [0, 1]. At 0 a world in which some seat did
+            not do what the heuristic would weighs 0.
+    """
+
+    def __init__(self, rules: RulesConfig, epsilon: float = 0.1) -> None:
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
+            raise ValueError(f"epsilon must be a number in [0, 1], got {epsilon!r}")
+        self.agent, self.epsilon = HeuristicAgent(rules), float(epsilon)
+        self.name = f"heuristic(eps={self.epsilon:g})"
+
+    def action_probs(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Float64 (B, A)."""
+        m = np.asarray(action_masks, bool)
+        probs = self.epsilon * m / np.maximum(m.sum(axis=1, keepdims=True), 1)
+        choice = self.agent.act(observations, m)
+        probs[np.arange(m.shape[0]), choice] += 1 - self.epsilon
+        return probs
+
+    def __repr__(self) -> str:
+        return f"HeuristicModel(epsilon={self.epsilon:g})"
+
+
+class LogitModel:
+    """The masked softmax of an agent's scores at a temperature (``ActionModel``).
+
+    Args:
+        agent: a ``LogitAgent``, e.g. ``agents.neural.NeuralAgent``.
+        temperature: a positive number; higher is closer to uniform.
+    """
+
+    def __init__(self, agent: LogitAgent, temperature: float = 1.0) -> None:
+        if not isinstance(agent, LogitAgent):
+            raise ValueError(f"agent must be a LogitAgent (e.g. a NeuralAgent), got {type(agent).__name__}")
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
+            raise ValueError(f"temperature must be a positive number, got {temperature!r}")
+        self.agent, self.temperature = agent, float(temperature)
+        self.name = f"{agent.name}(T={self.temperature:g})"
+
+    def action_probs(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Float64 (B, A)."""
+        return self.agent.action_probs(observations, action_masks, self.temperature)
+
+    def __repr__(self) -> str:
+        return f"LogitModel({self.agent!r}, temperature={self.temperature:g})"
+
+
+class PolicyBelief(PartnerBelief):
+    """Consistent worlds weighted by a model of the players (module docstring).
+
+    Args:
+        model: an ``ActionModel`` (``UniformModel()``, ``HeuristicModel``,
+            ``LogitModel``, a ``LogitAgent``), or None for equal weights.
+        n_worlds: worlds drawn per view, a positive integer.
+        seed: seed of the generator the worlds are drawn with (advanced by every
+            call; pass ``rng`` to ``from_observations`` to control it per call).
+    """
+
+    def __init__(self, model: ActionModel | None = None, n_worlds: int = 256, seed: int = 0) -> None:
+        if model is not None and not isinstance(model, ActionModel):
+            raise ValueError(
+                f"model must have action_probs(observations, action_masks) (an ActionModel) or be None, "
+                f"got {type(model).__name__}"
+            )
+        if isinstance(n_worlds, bool) or not isinstance(n_worlds, (int, np.integer)) or n_worlds < 1:
+            raise ValueError(f"n_worlds must be a positive integer, got {n_worlds!r}")
+        self.model, self.n_worlds = model, int(n_worlds)
+        self.rng = np.random.default_rng(seed)
+        self.name = f"policy[{getattr(model, 'name', type(model).__name__) if model is not None else 'none'}]"
+
+    def from_observations(
+        self,
+        observations: np.ndarray,
+        rules: RulesConfig,
+        public: np.ndarray,
+        rng: np.random.Generator | None = None,
+    ) -> BeliefResult:
+        """Beliefs and ESS of (B, D) view observations, relative frame (see ``PartnerBelief``)."""
+        obs, public = check_observations(observations, rules, public)
+        rng = self.rng if rng is None else rng
+        probs, open_ = settled_beliefs(obs, rules, public)
+        ess = np.full(obs.shape[0], np.nan)
+        n, p = self.n_worlds, rules.num_players
+        rows = np.flatnonzero(open_)
+        step = max(1, _MAX_WORLDS // n)
+        for at in range(0, rows.size, step):
+            r = rows[at : at + step]
+            worlds = sample_view_worlds(obs[r], rules, public[r], n, rng)
+            logw = np.zeros(worlds.batch_size)
+            if self.model is not None:
+                skip = np.repeat(np.where(public[r], -1, 0), n)  # the viewer's own decisions are no evidence
+                logw = history_log_likelihood(worlds, rules, self.model, skip)
+            logw = logw.reshape(r.size, n)
+            top = logw.max(axis=1, keepdims=True)
+            w = np.where(np.isfinite(top), np.exp(logw - np.where(np.isfinite(top), top, 0)), 0.0)
+            col = np.where(worlds.partner >= 0, worlds.partner, p).reshape(r.size, n)
+            total = w.sum(axis=1)
+            mass = np.stack([(w * (col == k)).sum(axis=1) for k in range(p + 1)], axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                probs[r] = mass / total[:, None]
+                ess[r] = np.where(total > 0, total**2 / (w**2).sum(axis=1), 0.0)
+        return BeliefResult(probs, ess)
+
+    def __repr__(self) -> str:
+        return f"PolicyBelief({self.model!r}, n_worlds={self.n_worlds})"
+
+
+def history_log_likelihood(
+    worlds: State, rules: RulesConfig, model: ActionModel, skip: np.ndarray
+) -> np.ndarray:
+    """Log probability, under ``model``, of every decision in each world's history. Float64 (W,).
+
+    Each world is rewound to its deal and its history replayed with
+    ``engine.step``; at every decision with more than one legal action, by a
+    seat other than ``skip`` (W,) (-1: skip none), the model is asked from that
+    seat's observation. A probability of 0 gives ``-inf``.
+    """
+    logw = np.zeros(worlds.batch_size)
+    cur, idx = rewind_to_deal(worlds, rules), np.arange(worlds.batch_size)
+    while True:
+        target = worlds.take(idx)
+        here = (cur.phase == target.phase) & (cur.turn == target.turn)
+        here &= (cur.trick_no == target.trick_no) & (cur.n_played == target.n_played)
+        if here.all():
+            return logw
+        go = np.flatnonzero(~here)
+        cur, target, idx = cur.take(go), target.take(go), idx[go]
+        taken = history_action(cur, target)
+        asked = np.flatnonzero((cur.turn != skip[idx]) & (np.bitwise_count(cur.mask_bits) > 1))
+        if asked.size:
+            logw[idx[asked]] += _log_probs(model, cur.take(asked), rules, taken[asked])
+        cur = engine.step(cur, taken, rules)
+
+
+def _log_probs(model: ActionModel, s: State, rules: RulesConfig, taken: np.ndarray) -> np.ndarray:
+    """Log of the model's probability of the ``taken`` (B,) actions at tables ``s``. Float64 (B,)."""
+    fast = getattr(model, "state_log_probs", None)
+    if fast is not None:
+        return fast(s, rules, taken)
+    masks = engine.legal_action_mask(s, rules)
+    probs = np.asarray(model.action_probs(encode(s, s.turn, rules, np.uint8), masks), np.float64)
+    if probs.shape != masks.shape:
+        raise ValueError(f"model.action_probs must return shape {masks.shape}, got {probs.shape}")
+    legal = np.where(masks, probs, 0.0).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(probs[np.arange(taken.size), taken] / legal)
