@@ -19,6 +19,7 @@ from euchre_env.beliefs import (
     UniformBelief,
     exact_partner_belief,
     sample_view_worlds,
+    to_absolute,
     view_observations,
 )
 from euchre_env.encoding import encode, obs_layout
@@ -186,6 +187,9 @@ def test_beliefs_are_distributions_that_never_rule_out_the_truth(rng: np.random.
             )
     exact = ExactBelief()(s, RULES, PUBLIC).probs[declared]
     assert (exact.max(axis=1) < 1).mean() > 0.3, "the public should be unsure in many positions"
+    seat = rng.integers(0, P, s.batch_size)  # the public view from another seat's frame: the same belief
+    rel = ExactBelief().from_observations(encode(s, seat, RULES), RULES, np.ones(s.batch_size, bool)).probs
+    np.testing.assert_allclose(to_absolute(rel, seat), ExactBelief()(s, RULES, PUBLIC).probs, atol=1e-12)
 
 
 def test_four_handed_and_bad_input_are_refused(rng: np.random.Generator) -> None:

@@ -126,8 +126,9 @@ class PartnerBelief(ABC):
     ) -> BeliefResult:
         """Beliefs from (B, D) view observations, in the observer's frame (column ``r`` = relative seat).
 
-        ``public`` (B,) bool marks public observations (``view_observations``),
-        whose frame is absolute seat 0.
+        ``public`` (B,) bool marks public views: the observation of any seat
+        (``view_observations`` uses seat 0), whose private pieces are ignored;
+        the belief is over that seat's relative frame.
         """
 
     def __repr__(self) -> str:
@@ -245,6 +246,8 @@ def check_observations(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(observations > 0.5 (B, D) bool, public (B,) bool)``.
 
+    A public row may be any seat's observation: its private pieces are zeroed here.
+
     Raises:
         ValueError: the four-handed game, or a bad shape or dtype (saying which argument).
     """
@@ -256,7 +259,12 @@ def check_observations(
     pub = np.asarray(public)
     if pub.dtype != bool or pub.shape not in ((), (obs.shape[0],)):
         raise ValueError(f"public must be a bool or a ({obs.shape[0]},) bool array, got {public!r}")
-    return obs > 0.5, np.broadcast_to(pub, (obs.shape[0],))
+    pub = np.broadcast_to(pub, (obs.shape[0],))
+    obs = obs > 0.5
+    lay = obs_layout(rules)
+    for name in PRIVATE_PIECES:
+        obs[pub, lay.slice(name)] = False
+    return obs, pub
 
 
 # --- what a view knows for sure -----------------------------------------------
