@@ -60,10 +60,14 @@ def make_agent(name: str, rules: RulesConfig, **kwargs: Any) -> Policy:
 
     Raises:
         ValueError: an unknown name or prefix (the message lists the known ones),
-            or an agent whose module is not available.
+            ``rules`` not a RulesConfig, or an agent whose module is not available.
     """
     if not isinstance(name, str):
         raise ValueError(f"agent name must be a string, got {name!r}")
+    if not isinstance(rules, RulesConfig):
+        raise ValueError(
+            f"rules must be a RulesConfig (see euchre_env.make_rules), got {type(rules).__name__}"
+        )
     prefix, sep, arg = name.partition(":")
     if sep:
         if prefix in _LAZY_PREFIXES and prefix not in _PREFIXES:

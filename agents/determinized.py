@@ -57,6 +57,7 @@ _DONE = int(Phase.DONE)
 _BIDDING = tuple(int(ph) for ph in Phase if ph not in (Phase.PLAY, Phase.DONE))
 
 DEFAULT_PLAY_WORLDS = 32
+MAX_COUNT = 1 << 16  # most worlds, rollouts or oversampling allowed (array sizes stay computable)
 # Settings left as None resolve by game: rules.called_card -> (search_phases, bid_worlds).
 VARIANT_DEFAULTS: dict[bool, tuple[tuple[int, ...] | None, int]] = {
     False: (None, 32),  # four-handed: search every phase
@@ -145,11 +146,15 @@ class DeterminizedAgent(Agent):
         if bid_worlds is None:
             bid_worlds = default_bid_worlds if num_worlds is None else num_worlds
         num_worlds = DEFAULT_PLAY_WORLDS if num_worlds is None else num_worlds
-        _check_int("num_worlds", num_worlds, 1)
-        _check_int("bid_worlds", bid_worlds, 1)
-        _check_int("rollouts", rollouts, 1)
+        _check_int("num_worlds", num_worlds, 1, MAX_COUNT)
+        _check_int("bid_worlds", bid_worlds, 1, MAX_COUNT)
+        _check_int("rollouts", rollouts, 1, MAX_COUNT)
         _check_int("exact_tricks", exact_tricks, 0, NUM_TRICKS)
-        if time_budget is not None and (isinstance(time_budget, bool) or not float(time_budget) > 0):
+        if time_budget is not None and (
+            isinstance(time_budget, (bool, np.bool_))
+            or not isinstance(time_budget, (int, float, np.integer, np.floating))
+            or not 0 < float(time_budget) < float("inf")  # a str or an infinite budget (a search without end)
+        ):
             raise ValueError(f"time_budget must be a positive number of seconds or None, got {time_budget!r}")
         self.num_worlds = int(num_worlds)
         self.bid_worlds = int(bid_worlds)
@@ -158,7 +163,7 @@ class DeterminizedAgent(Agent):
         self.exact_tricks = int(exact_tricks)
         self.zero_sum = bool(zero_sum)
         self.rollout_policy = _resolve_policy(rollout_policy, rules)
-        _check_int("oversample", oversample, 1)
+        _check_int("oversample", oversample, 1, MAX_COUNT)
         if surprise is not None and not 0 < float(surprise) <= 1:
             raise ValueError(f"surprise must be in (0, 1] or None, got {surprise!r}")
         weigh = surprise is not None and float(surprise) < 1 and self.rollout_policy is not None

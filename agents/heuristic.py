@@ -54,6 +54,8 @@ class HeuristicAgent(Agent):
 
     def __init__(self, rules: RulesConfig, thresholds: bid.Thresholds | None = None) -> None:
         super().__init__(rules)
+        if thresholds is not None and not isinstance(thresholds, bid.Thresholds):
+            raise ValueError(f"thresholds must be a heuristic_bidding.Thresholds or None, got {thresholds!r}")
         self.thresholds = thresholds if thresholds is not None else bid.Thresholds.for_rules(rules)
         self._handlers = {
             Phase.BID_UPCARD: self._bid_upcard,

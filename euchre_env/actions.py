@@ -97,7 +97,7 @@ def describe(action: int) -> str:
     """
     try:
         a = int(action)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
         raise ValueError(f"action must be an integer id, got {action!r}") from None
     if a != action or not 0 <= a < NUM_ACTIONS:
         raise ValueError(f"action id must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")

@@ -583,6 +583,8 @@ class raw_env(AECEnv, EzPickle):
                 (saying what is wrong).
         """
         deal = self._deal_option(options)
+        if deal is not None:  # a malformed deal raises here, before the seed stream moves
+            engine.init_state(self.rules, seeds=[0], deals=[deal])
         engine_seed = self._engine_seed(seed)
         if deal is None:
             self._table = Table.new(self.rules, engine_seed)

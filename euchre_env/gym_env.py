@@ -218,8 +218,8 @@ class EuchreEnv(gym.Env):
         raises ``ValueError`` and leaves the env exactly as it was.
         """
         deal = _deal_option(options)
-        if seed is not None:
-            seeds_to_array(seed, 1)  # the vector env's seed checks
+        if seed is not None:  # the vector env's seed checks; gymnasium's reset takes a Python int
+            seed = int(seeds_to_array(seed, 1)[0])
         if deal is not None:
             engine.init_state(self.rules, seeds=[0], deals=[deal])  # raises for a malformed deal
         super().reset(seed=seed)

@@ -41,7 +41,7 @@ from euchre_env.engine.masks import (
     sample_legal,
 )
 from euchre_env.engine.play import play_out_random
-from euchre_env.rules import RulesConfig
+from euchre_env.rules import NUM_TRICKS, RulesConfig
 from euchre_env.state import State
 
 __all__ = [
@@ -233,7 +233,10 @@ def step(
             array; the errors below are raised before anything changes).
 
     Raises:
-        ValueError: ``action`` or ``active`` has the wrong shape or type.
+        ValueError: ``action`` or ``active`` has the wrong shape or type, or a
+            table that would move has its phase, seat to act, dealer or trick
+            number out of range (a corrupt state; ``State.from_json`` and
+            ``validation.validate_state`` check everything).
         IllegalActionError: an action is not legal at its table.
     """
     _check_fits(s, rules)
@@ -246,6 +249,7 @@ def step(
                 f"active must be a bool array of shape ({s.batch_size},), got {active.dtype} {active.shape}"
             )
         live &= active
+    _check_indices(s, None, live, rules.num_players)
     bad = live > is_legal(a, s.mask_base, s.mask_bits)
     if bad.any():
         raise _illegal(s, a, s.mask_base.astype(np.int64), s.mask_bits, int(np.flatnonzero(bad)[0]))
@@ -278,12 +282,14 @@ def step_rows(
             an illegal action would then corrupt the state.
 
     Raises:
-        ValueError: ``rows``/``action`` have the wrong shape or dtype, or a row is done.
+        ValueError: ``rows``/``action`` have the wrong shape or dtype, a row is
+            done, or a table's indices are out of range (as ``step``).
         IllegalActionError: an action is not legal at its table (nothing has changed).
     """
     if check:
         _check_fits(s, rules)
         _check_step_rows(s, rows, action)
+        _check_indices(s, rows, None, rules.num_players)
     if not rows.size:
         return
     s.hand_over[rows] = False
@@ -293,11 +299,17 @@ def step_rows(
 
 def _check_step_rows(s: State, rows: np.ndarray, action: np.ndarray) -> None:
     if not (
-        rows.ndim == 1 and rows.dtype == np.int64 and action.shape == rows.shape and action.dtype == np.int64
+        isinstance(rows, np.ndarray)
+        and isinstance(action, np.ndarray)
+        and rows.ndim == 1
+        and rows.dtype == np.int64
+        and action.shape == rows.shape
+        and action.dtype == np.int64
     ):
         raise ValueError(
-            f"step_rows needs rows and action as (n,) int64 arrays, got {rows.dtype} {rows.shape} and "
-            f"{action.dtype} {action.shape}"
+            "step_rows needs rows and action as (n,) int64 arrays, got "
+            f"{getattr(rows, 'dtype', type(rows).__name__)} {np.shape(rows)} and "
+            f"{getattr(action, 'dtype', type(action).__name__)} {np.shape(action)}"
         )
     _check_rows(s, rows, "step_rows")
     bad = ~is_legal(action, s.mask_base[rows], s.mask_bits[rows])
@@ -312,12 +324,61 @@ def _check_step_rows(s: State, rows: np.ndarray, action: np.ndarray) -> None:
 
 def _check_fits(s: State, rules: RulesConfig) -> None:
     """The state must be of ``rules``' game (as many seats per table)."""
+    if not isinstance(s, State):
+        raise ValueError(f"expected a State, got {type(s).__name__}")
     if not isinstance(rules, RulesConfig):
         raise ValueError(f"rules must be a RulesConfig, got {type(rules).__name__}")
     if s.hands.ndim != 2 or s.hands.shape[1] != rules.num_players:
         raise ValueError(
             f"the state has {s.hands.shape[1] if s.hands.ndim == 2 else '?'} seats per table but {rules.variant} has "
             f"{rules.num_players}: a state of another game's rules"
+        )
+
+
+_SMALL_BATCH = 16  # up to this many tables, _check_indices loops in Python (cheaper than numpy calls)
+
+
+def _check_indices(s: State, rows: np.ndarray | None, moving: np.ndarray | None, p: int) -> None:
+    """The tables about to move have a live phase and their seat to act, dealer and trick in range.
+
+    The phase handlers index flat arrays (``row * P + seat``, ``row * T + trick``), so an
+    out-of-range value at one table would read or write another table's cards. The engine
+    keeps these in range itself; this cheap check (a few operations per step) stops a state
+    changed by hand before anything moves. ``rows``: (n,) the tables to check, None for all;
+    ``moving``: None, or (B,) bool with ``rows`` None: only these tables move.
+    """
+    fields_ = (s.phase, s.turn, s.dealer, s.trick_no)
+    if rows is not None:
+        fields_ = tuple(a[rows] for a in fields_)
+    phase, turn, dealer, trick_no = fields_
+    if any(a.dtype != np.int8 for a in fields_):
+        raise ValueError(
+            "the state's phase, turn, dealer and trick_no must be int8 arrays, got "
+            f"{[str(a.dtype) for a in fields_]}: a corrupt state (see validation.validate_state)"
+        )
+    if phase.size <= _SMALL_BATCH:
+        flags = [True] * phase.size if moving is None else moving.tolist()
+        values = zip(flags, *(a.tolist() for a in fields_), strict=True)
+        bad = [
+            i
+            for i, (m, ph, t, d, k) in enumerate(values)
+            if m and not (0 <= ph < _DONE and 0 <= t < p and 0 <= d < p and 0 <= k < NUM_TRICKS)
+        ]
+        first = bad[0] if bad else -1
+    else:
+        u8 = np.uint8
+        out = (np.maximum(turn.view(u8), dealer.view(u8)) >= p) | (trick_no.view(u8) >= NUM_TRICKS)
+        out |= phase.view(u8) >= _DONE
+        if moving is not None:
+            out &= moving
+        first = int(np.argmax(out)) if out.any() else -1
+    if first >= 0:
+        table = first if rows is None else int(rows[first])
+        raise ValueError(
+            f"table {table} is corrupt: phase {phase[first]}, turn {turn[first]}, dealer {dealer[first]}, "
+            f"trick_no {trick_no[first]}; a live table needs a phase below {_DONE}, seats in 0..{p - 1} "
+            f"and a trick in 0..{NUM_TRICKS - 1} (validation.validate_state checks a whole state; "
+            "State.from_json does)"
         )
 
 
@@ -361,7 +422,7 @@ def _check_actions(s: State, action: np.ndarray | Sequence[int]) -> np.ndarray:
         else:
             raise ValueError(f"actions must have shape ({s.batch_size},), one per table; got shape {a.shape}")
     if not np.issubdtype(a.dtype, np.integer):
-        if a.dtype.kind == "f" and np.all(a == np.round(a)):
+        if a.dtype.kind == "f" and np.all((a == np.round(a)) & (np.abs(a) < 2**62)):  # whole, finite
             a = a.astype(np.int64)
         else:
             raise ValueError(f"actions must be integer action ids, got dtype {a.dtype}: {action!r}")
