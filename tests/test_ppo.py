@@ -85,6 +85,31 @@ def test_rollout_chains_each_learner_seats_decisions_and_rewards_its_last(varian
     assert hand[np.flatnonzero(plays), ro.actions[plays]].all()
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_rollout_without_forced_decisions_keeps_exactly_the_real_choices(variant):
+    """``record_forced=False``: the same hands (a deterministic learner) give the rows with a choice, chained
+    per seat, each seat's hand reward on its last recorded decision."""
+    rules = make_rules(variant)
+    b, p = 300, rules.num_players
+
+    def first_legal(obs, masks):
+        return masks.argmax(axis=1), np.zeros(len(masks), np.float32)
+
+    seeds = np.random.default_rng(4).integers(0, 2**63, b, dtype=np.uint64)
+    controllers = np.where(np.random.default_rng(5).random((b, p)) < 0.6, -1, 0)
+    opp = [make_agent("heuristic", rules)]
+    every = collect(rules, seeds, controllers, first_legal, opp, np.random.default_rng(6))
+    real = collect(rules, seeds, controllers, first_legal, opp, np.random.default_rng(6), record_forced=False)
+    choice = every.masks.sum(axis=1) > 1
+    assert 0 < len(real) == int(choice.sum()) < len(every), "forced rows must go, and only them"
+    assert (real.masks.sum(axis=1) > 1).all()
+    np.testing.assert_array_equal(real.obs, every.obs[choice])
+    np.testing.assert_array_equal(real.points, every.points)
+    for c in chains(real):
+        (table,), (seat,) = np.unique(real.table[c]), np.unique(real.seat[c])
+        assert real.reward[c[-1]] == real.points[table, seat] and not real.reward[c[:-1]].any()
+
+
 def test_rollout_with_the_learner_everywhere_records_every_decision_and_the_hand_points():
     rules = make_rules("four_handed")
     rng = np.random.default_rng(5)

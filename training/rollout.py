@@ -82,6 +82,7 @@ def collect(
     opponents: Sequence[Policy],
     rng: np.random.Generator,
     zero_sum: bool = True,
+    record_forced: bool = True,
 ) -> Rollout:
     """Play one hand at each of ``B`` tables and record the learner's decisions.
 
@@ -93,6 +94,11 @@ def collect(
         opponents: policies for the other seats (``act(obs, masks, rng)``).
         rng: the opponents' randomness.
         zero_sum: rewards as ``engine.points_to_rewards(..., zero_sum)``.
+        record_forced: also record (and ask the learner for) the learner's
+            decisions with a single legal action; when false the learner
+            plays them without being asked and they are left out (no policy
+            gradient flows through them; a seat's reward then sits on its last
+            decision with a choice).
     """
     s = engine.init_state(rules, seeds=seeds)
     b, p = s.batch_size, rules.num_players
@@ -114,6 +120,10 @@ def collect(
         ctrl = controllers[live, turn]
         acts = np.empty(live.size, np.int64)
         mine = np.flatnonzero(ctrl < 0)
+        if not record_forced:
+            forced = np.bitwise_count(bits) == 1
+            acts[mine[forced[mine]]] = masks[mine[forced[mine]]].argmax(axis=1)
+            mine = mine[~forced[mine]]
         if mine.size:
             a, logp = learner(obs[mine], masks[mine])
             acts[mine] = a
