@@ -5,13 +5,16 @@ Five-handed only. ``PartnerClassifier`` maps a seat's observation
 classes in the *viewer's* frame: the maker's partner sits ``k`` seats to the
 viewer's left (``k = 0``: the viewer holds the called card), or the maker has
 no partner (the last class: alone, or the called card lies in the kitty). This
-is the ``label`` of ``training.dataset``. ``absolute`` turns it into the
-absolute-seat layout ``(N, P + 1)`` of the other beliefs (seats ``0..P-1``,
-then "none").
+is the ``label`` of ``training.dataset``. It is a
+:class:`euchre_env.beliefs.PartnerBelief` like the counted and the
+policy-based beliefs: ``clf(state, rules, viewer)`` gives absolute seats in
+their ``(B, P + 1)`` layout, for a seat or the public view.
 
-What the rules settle is never left to the network: the maker's seat gets 0,
-a viewer holding the called card is certain, a called card that was played
-names the partner, and a lone maker has none (all read from the observation).
+What the rules settle is never left to the network
+(``euchre_env.beliefs.settled_beliefs``): the maker's seat gets 0, a seat
+that does not hold the called card is not the partner, a viewer holding it is
+certain, a called card that was played names the partner, and a lone maker has
+none.
 
 Saved like the policies (``agents.neural``): one ``.safetensors`` file of
 float32 weights with a JSON config in its metadata (key ``"euchre_env"``,
@@ -29,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from agents.neural import META_KEY, build_mlp, rules_from_metadata, rules_metadata
-from euchre_env.encoding import encode, obs_layout
+from euchre_env.beliefs import BeliefResult, PartnerBelief, check_observations, settled_beliefs
+from euchre_env.encoding import obs_layout
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
@@ -110,12 +114,18 @@ def new_config(
                          provenance=dict(provenance or {}))  # fmt: skip
 
 
-class PartnerClassifier:
-    """Partner probabilities from observations, with the rules' certainties imposed.
+class PartnerClassifier(PartnerBelief):
+    """A learned ``PartnerBelief``: partner probabilities from observations, the rules' certainties imposed.
+
+    Seat views and the public view (``euchre_env.beliefs.PUBLIC``: a seat's
+    observation with its private pieces zeroed) go through the same network;
+    ``training.partner.train_classifier`` trains it on both.
 
     Args:
         source: a ``.safetensors`` file written by :meth:`save`, or ``(net, config)``.
     """
+
+    name = "learned"
 
     def __init__(self, source: str | Path | tuple[Any, PartnerConfig]) -> None:
         if isinstance(source, tuple):
@@ -123,12 +133,7 @@ class PartnerClassifier:
         else:
             self.net, self.config = _load(Path(source))
         self.rules = rules_from_metadata(self.config.rules)
-        layout = obs_layout(self.rules)
-        self._hold = layout.slice("i_hold_called")
-        self._maker = layout.slice("maker")
-        self._revealed = layout.slice("revealed_by")
-        self._alone = layout.slice("alone")
-        self._called = layout.slice("called_card")
+        self._maker = obs_layout(self.rules).slice("maker")
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Raw network output, float32 ``(N, P + 1)`` (before the temperature)."""
@@ -138,43 +143,43 @@ class PartnerClassifier:
             x = torch.as_tensor(np.asarray(obs, dtype=np.float32))
             return self.net(x).numpy()
 
-    def relative(self, obs: np.ndarray) -> np.ndarray:
-        """Probabilities in the viewer's frame, float64 ``(N, P + 1)`` (module docstring)."""
-        obs = np.asarray(obs)
+    def allowed(self, obs: np.ndarray, public: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(allowed (N, P + 1) bool, settled (N,) bool)``: the classes the rules leave possible in the
+        view's frame (one where they settle the answer), and the rows they settle (or leave undefined)."""
+        obs, public = check_observations(obs, self.rules, public)
+        fixed, open_ = settled_beliefs(obs, self.rules, public)
         p = self.config.num_players
-        if obs.ndim != 2 or obs.shape[1] != self.config.obs_size:
-            raise ValueError(f"obs must have shape (N, {self.config.obs_size}), got {obs.shape}")
-        z = self.logits(obs).astype(np.float64) / self.config.temperature
-        allowed = np.ones_like(z, dtype=bool)
-        allowed[:, :p] &= obs[:, self._maker] == 0  # the maker is not its own partner
-        known = np.zeros_like(z, dtype=bool)
-        hold = obs[:, self._hold][:, 0] == 1
-        known[hold, 0] = True
-        revealed = obs[:, self._revealed] == 1
-        allowed[:, 0] &= hold | revealed[:, 0]  # the viewer is the partner only if it holds (held) the card
-        known[:, :p] |= revealed
-        known[obs[:, self._alone][:, 0] == 1, p] = True
-        certain = known.any(axis=1)
-        allowed[certain] = known[certain]
-        z = np.where(allowed, z, -np.inf)
-        z -= z.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        return e / e.sum(axis=1, keepdims=True)
+        allowed = np.ones((obs.shape[0], p + 1), dtype=bool)
+        allowed[:, :p] &= ~obs[:, self._maker]  # the maker is not its own partner
+        allowed[:, 0] &= public  # a seat that does not hold the card is not the partner
+        settled = ~open_
+        allowed[settled] = np.nan_to_num(fixed[settled]) > 0
+        return allowed, settled
 
-    def absolute(self, obs: np.ndarray, viewer: np.ndarray | int) -> np.ndarray:
-        """Probabilities over absolute seats then "none", float64 ``(N, P + 1)``."""
-        rel = self.relative(obs)
-        p = self.config.num_players
-        v = np.broadcast_to(np.asarray(viewer, dtype=np.int64), (rel.shape[0],))
-        out = np.empty_like(rel)
-        cols = (v[:, None] + np.arange(p)[None, :]) % p  # absolute seat of relative seat k
-        np.put_along_axis(out[:, :p], cols, rel[:, :p], axis=1)
-        out[:, p] = rel[:, p]
-        return out
+    def from_observations(
+        self, observations: np.ndarray, rules: RulesConfig | None = None, public: np.ndarray | bool = False
+    ) -> BeliefResult:
+        """Beliefs in the view's frame, float64 ``(N, P + 1)``; NaN rows before the maker has declared."""
+        obs, pub = check_observations(observations, self.rules, np.asarray(public))
+        if obs.shape[1] != self.config.obs_size:
+            raise ValueError(f"observations must have shape (N, {self.config.obs_size}), got {obs.shape}")
+        allowed, _ = self.allowed(obs, pub)
+        fixed, open_ = settled_beliefs(obs, self.rules, pub)
+        z = self.logits(obs).astype(np.float64) / self.config.temperature
+        z = np.where(allowed, z, -np.inf)
+        z -= np.where(allowed.any(axis=1), z.max(axis=1), 0.0)[:, None]
+        e = np.exp(z)
+        probs = e / np.maximum(e.sum(axis=1, keepdims=True), 1e-300)
+        probs[~open_] = fixed[~open_]  # certain (one-hot) or undefined (NaN)
+        return BeliefResult(probs)
+
+    def relative(self, obs: np.ndarray, public: np.ndarray | bool = False) -> np.ndarray:
+        """``from_observations(obs, public=public).probs``: the view's frame (module docstring)."""
+        return self.from_observations(obs, public=public).probs
 
     def belief(self, state: State, viewer: np.ndarray | int) -> np.ndarray:
-        """The belief of seat ``viewer`` at each table of ``state``: ``(B, P + 1)`` absolute layout."""
-        return self.absolute(encode(state, viewer, self.rules, np.float32), viewer)
+        """The belief of ``viewer`` (a seat or ``PUBLIC``) at each table: ``(B, P + 1)`` absolute seats."""
+        return self(state, self.rules, viewer).probs
 
     def save(self, path: str | Path) -> Path:
         """Write weights and config atomically (a temporary file, then a rename)."""

@@ -15,9 +15,10 @@ pytest.importorskip("pyarrow")
 
 from agents.partner_model import PartnerClassifier, build_classifier, new_config
 from euchre_env import engine, make_rules
+from euchre_env.beliefs import PUBLIC, UniformBelief
 from euchre_env.encoding import encode, obs_layout
 from training.dataset import load_dataset, parse_mix, to_arrays, write_dataset
-from training.partner import _rules_masks, calibration, class_index, scores, train_classifier
+from training.partner import calibration, class_index, scores, train_classifier
 
 torch.set_num_threads(1)
 RULES = make_rules("five_handed")
@@ -39,21 +40,39 @@ def trained(data):
 
 
 def test_a_trained_classifier_beats_the_uniform_belief_on_held_out_hands_and_is_calibrated(data, trained):
+    """Seat views: better log-loss and accuracy than the uniform baseline; small expected calibration error.
+
+    (Against exact counting it is not ahead at this size: see ``euchre partner-bench``.)"""
     clf, stats = trained
     test = data[1]
     y = class_index(test["label"], P)
-    probs = clf.relative(test["obs"])
-    allowed, certain = _rules_masks(clf, test["obs"])
-    uniform = allowed / allowed.sum(axis=1, keepdims=True)
-    unc = ~certain
-    learned, base = scores(probs[unc], y[unc]), scores(uniform[unc], y[unc])
-    assert learned["log_loss"] < base["log_loss"] - 0.03, (learned, base)
-    assert learned["accuracy"] > base["accuracy"] + 0.05, (learned, base)
+    no = np.zeros(len(y), bool)
+    probs = clf.from_observations(test["obs"], RULES, no).probs
+    _, settled = clf.allowed(test["obs"], no)
+    unc = ~settled
+    learned = scores(probs[unc], y[unc])
+    for other in (UniformBelief(),):
+        base = scores(other.from_observations(test["obs"][unc], RULES, no[unc]).probs, y[unc])
+        assert learned["log_loss"] < base["log_loss"] - 0.02, (other, learned, base)
+        assert learned["accuracy"] > base["accuracy"] + 0.02, (other, learned, base)
     table = calibration(probs[unc], y[unc], groups=test["hand"][unc])
     n = np.array([r["n"] for r in table])
     gap = np.abs(np.array([r["observed"] - r["predicted"] for r in table]))
     assert float((n * gap).sum() / n.sum()) < 0.03, f"expected calibration error too large: {table}"
     assert 0.5 <= stats["temperature"] <= 5.0
+
+
+def test_the_public_view_of_a_trained_classifier_beats_uniform(data, trained):
+    clf, _ = trained
+    test = data[1]
+    first = test["viewer"] == 0
+    obs, y = test["obs"][first], class_index(test["label"][first], P)
+    pub = np.ones(len(y), bool)
+    _, settled = clf.allowed(obs, pub)
+    unc = ~settled
+    learned = scores(clf.from_observations(obs[unc], RULES, pub[unc]).probs, y[unc])
+    base = scores(UniformBelief().from_observations(obs[unc], RULES, pub[unc]).probs, y[unc])
+    assert learned["log_loss"] < base["log_loss"] - 0.02, (learned, base)
 
 
 def test_the_rules_certainties_are_imposed_whatever_the_network_says(data):
@@ -62,6 +81,7 @@ def test_the_rules_certainties_are_imposed_whatever_the_network_says(data):
     obs = data[1]["obs"]
     label = class_index(data[1]["label"], P)
     probs = clf.relative(obs)
+    assert not np.isnan(probs).any(), "every dataset row comes after the declaration"
     np.testing.assert_allclose(probs.sum(axis=1), 1.0)
     lay = obs_layout(RULES)
     assert np.all(probs[:, :P][obs[:, lay.slice("maker")] == 1] == 0.0)
@@ -72,20 +92,26 @@ def test_the_rules_certainties_are_imposed_whatever_the_network_says(data):
     assert np.all(probs[~hold & ~obs[:, lay.slice("revealed_by")][:, 0].astype(bool), 0] == 0.0)
 
 
-def test_absolute_layout_moves_each_relative_seat_to_its_table_seat():
+def test_beliefs_from_states_move_each_relative_seat_to_its_table_seat_for_seats_and_the_public():
     clf = PartnerClassifier((build_classifier(new_config(RULES, [8])), new_config(RULES, [8])))
-    s = engine.init_state(RULES, 4, rng=np.random.default_rng(0))
+    s = engine.init_state(RULES, 64, rng=np.random.default_rng(0))
     rng = np.random.default_rng(1)
     while not np.all((s.called >= 0) | s.alone | engine.is_done(s)):  # play on until declared
         base, bits = engine.legal_bits(s, RULES)
         masks = engine.expand(base, bits)
         s = engine.step(s, (rng.random(masks.shape) * masks).argmax(axis=1), RULES)
+    declared = (s.called >= 0) | s.alone
+    assert declared.sum() > 10
     for viewer in range(P):
         obs = encode(s, viewer, RULES, np.float32)
         rel, absolute = clf.relative(obs), clf.belief(s, viewer)
         for k in range(P):
             np.testing.assert_array_equal(absolute[:, (viewer + k) % P], rel[:, k])
         np.testing.assert_array_equal(absolute[:, P], rel[:, P])
+        assert np.isnan(absolute[~declared]).all() and not np.isnan(absolute[declared]).any()
+    public = clf.belief(s, PUBLIC)
+    np.testing.assert_array_equal(public, clf.relative(encode(s, 0, RULES, np.float32), public=True))
+    assert np.all(public[declared, s.maker[declared]] == 0.0)
 
 
 def test_a_classifier_file_round_trips_and_is_checked_as_data(tmp_path, trained):

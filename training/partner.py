@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from agents.partner_model import PartnerClassifier, build_classifier, new_config
+from euchre_env.beliefs import check_observations
 from euchre_env.rules import make_rules
 
 EPS = 1e-12
@@ -34,8 +35,9 @@ def train_classifier(
 ) -> tuple[PartnerClassifier, dict[str, float]]:  # fmt: skip
     """Fit a classifier on dataset rows (``training.dataset.to_arrays``); returns it and training stats.
 
-    Rows whose answer the rules already give (the classifier imposes those) are
-    left out. ``val_fraction`` of the hands are held out; the weights with the
+    It learns from every seat's view and from the public view of each decision
+    (viewer 0's row with its private pieces zeroed); rows whose answer the rules
+    already give (the classifier imposes those) are left out. ``val_fraction`` of the hands are held out; the weights with the
     lowest validation log-loss (checked ``checks_per_epoch`` times an epoch) are
     kept: the rows of one hand are strongly correlated, and the network
     overfits within a few epochs.
@@ -48,14 +50,19 @@ def train_classifier(
     torch.manual_seed(seed)
     net = build_classifier(config)
     clf = PartnerClassifier((net, config))
-    allowed, certain = _rules_masks(clf, arrays["obs"])
+    # seat views, and the public view of each decision (viewer 0's row with its private pieces zeroed)
+    first = arrays["viewer"] == 0
+    public = np.concatenate([np.zeros(len(first), bool), np.ones(int(first.sum()), bool)])
+    obs, public = check_observations(np.concatenate([arrays["obs"], arrays["obs"][first]]), rules, public)
+    label = class_index(np.concatenate([arrays["label"], arrays["label"][first]]), p)
+    hand = np.concatenate([arrays["hand"], arrays["hand"][first]])
+    allowed, certain = clf.allowed(obs, public)
     rng = np.random.default_rng(seed)
-    hands = np.unique(arrays["hand"])
-    held = np.isin(arrays["hand"], rng.choice(hands, size=round(val_fraction * hands.size), replace=False))
+    hands = np.unique(hand)
+    held = np.isin(hand, rng.choice(hands, size=round(val_fraction * hands.size), replace=False))
     split = {}
     for name, rows in (("train", ~certain & ~held), ("val", ~certain & held)):
-        split[name] = (torch.as_tensor(arrays["obs"][rows], dtype=torch.float32),
-                       torch.as_tensor(class_index(arrays["label"][rows], p)),
+        split[name] = (torch.as_tensor(obs[rows].view(np.uint8)), torch.as_tensor(label[rows]),
                        torch.as_tensor(allowed[rows]))  # fmt: skip
     x, y, mask = split["train"]
     if len(y) == 0:
@@ -68,7 +75,8 @@ def train_classifier(
         for i in range(0, len(y), batch_size):
             idx = order[i : i + batch_size]
             net.train()
-            loss = torch.nn.functional.cross_entropy(net(x[idx]).masked_fill(~mask[idx], -1e9), y[idx])
+            z = net(x[idx].float()).masked_fill(~mask[idx], -1e9)
+            loss = torch.nn.functional.cross_entropy(z, y[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -92,7 +100,7 @@ def _fit_temperature(net: Any, x: Any, y: Any, mask: Any) -> float:
     import torch
 
     with torch.no_grad():
-        z = net(x).masked_fill(~mask, -1e9)
+        z = net(x.float()).masked_fill(~mask, -1e9)
 
         def nll(t: float) -> float:
             return float(torch.nn.functional.cross_entropy(z / t, y))
@@ -108,20 +116,7 @@ def _loss(net: Any, x: Any, y: Any, mask: Any) -> float:
 
     net.eval()
     with torch.no_grad():
-        return float(torch.nn.functional.cross_entropy(net(x).masked_fill(~mask, -1e9), y))
-
-
-def _rules_masks(clf: PartnerClassifier, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(allowed (N, K), certain (N,))``: classes the rules leave possible, rows they settle."""
-    ones = np.zeros((len(obs), clf.config.num_players + 1), dtype=np.float32)
-    saved = clf.logits
-    clf.logits = lambda o: ones[: len(o)]  # type: ignore[method-assign]  # the masks, not the network
-    try:
-        probs = clf.relative(obs)
-    finally:
-        clf.logits = saved  # type: ignore[method-assign]
-    allowed = probs > 0
-    return allowed, allowed.sum(axis=1) == 1
+        return float(torch.nn.functional.cross_entropy(net(x.float()).masked_fill(~mask, -1e9), y))
 
 
 def scores(probs: np.ndarray, y: np.ndarray) -> dict[str, float]:
