@@ -15,6 +15,7 @@ import json
 import math
 import signal
 from collections.abc import Callable, Iterator
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ from euchre_env.aec_env import raw_env
 from euchre_env.gym_env import EuchreEnv
 from euchre_env.rules import PRESETS, make_rules
 from euchre_env.state import State
-from euchre_env.validation import validate_state
+from euchre_env.validation import find_problem, validate_state
 from euchre_env.vector_env import EuchreVectorEnv
 
 CLEAN = (ValueError, TypeError)  # the documented error types
@@ -197,6 +198,46 @@ def test_fuzz_from_json_text() -> None:
         ok, result = outcome(State.from_json, bad, allowed=(ValueError,))
         if ok:
             validate_state(result)
+
+
+def test_fuzz_validation_of_random_field_values() -> None:
+    """validate_state on states with random values in random fields (right dtypes and shapes): it names a
+    problem or accepts the state, never crashes; an accepted state plays on and stays valid."""
+    rng = np.random.default_rng(31)
+    pools = []
+    for name in ("four_handed_defend_alone", "five_handed"):
+        rules = make_rules(name, episode="game", points_to_win=3)
+        s = E.init_state(rules, 16, rng=rng)
+        kept = [s]
+        for _ in range(60):
+            s = E.step(s, E.sample_legal(s, rules, rng), rules, active=rng.random(16) < 0.8)
+            kept.append(s)
+        pools.append((rules, State.concatenate(kept[::3])))
+    names = [f.name for f in fields(State)]
+    accepted = 0
+    for i in range(700):
+        rules, pool = pools[i % 2]
+        s = pool.take(rng.integers(pool.batch_size, size=2))
+        for _ in range(int(rng.integers(1, 3))):
+            a = getattr(s, names[int(rng.integers(len(names)))]).reshape(-1)
+            k = int(rng.integers(a.size))
+            if a.dtype == bool:
+                a[k] = not a[k]
+            else:
+                info = np.iinfo(a.dtype)
+                lo, hi = (
+                    (info.min, info.max) if rng.random() < 0.3 else (max(info.min, -2), min(info.max, 30))
+                )
+                a[k] = rng.integers(lo, hi, endpoint=True, dtype=a.dtype)
+        for given in (rules, None):
+            problem = find_problem(s, given)
+            assert problem is None or (problem.field and problem.row in (0, 1)), problem
+        if find_problem(s, rules) is None:
+            accepted += 1
+            for _ in range(40):
+                s = E.step(s, E.sample_legal(s, rules, rng), rules)
+                validate_state(s, rules)
+    assert 0 < accepted < 700
 
 
 # --- the engine ------------------------------------------------------------------------------

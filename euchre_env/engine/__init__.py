@@ -336,6 +336,7 @@ def _check_fits(s: State, rules: RulesConfig) -> None:
 
 
 _SMALL_BATCH = 16  # up to this many tables, _check_indices loops in Python (cheaper than numpy calls)
+_INT8 = np.dtype(np.int8)
 
 
 def _check_indices(s: State, rows: np.ndarray | None, moving: np.ndarray | None, p: int) -> None:
@@ -347,31 +348,33 @@ def _check_indices(s: State, rows: np.ndarray | None, moving: np.ndarray | None,
     changed by hand before anything moves. ``rows``: (n,) the tables to check, None for all;
     ``moving``: None, or (B,) bool with ``rows`` None: only these tables move.
     """
-    fields_ = (s.phase, s.turn, s.dealer, s.trick_no)
+    phase, turn, dealer, trick_no = s.phase, s.turn, s.dealer, s.trick_no
     if rows is not None:
-        fields_ = tuple(a[rows] for a in fields_)
-    phase, turn, dealer, trick_no = fields_
-    if any(a.dtype != np.int8 for a in fields_):
+        phase, turn, dealer, trick_no = phase[rows], turn[rows], dealer[rows], trick_no[rows]
+    if not phase.dtype == turn.dtype == dealer.dtype == trick_no.dtype == _INT8:
         raise ValueError(
             "the state's phase, turn, dealer and trick_no must be int8 arrays, got "
-            f"{[str(a.dtype) for a in fields_]}: a corrupt state (see validation.validate_state)"
+            f"{[str(a.dtype) for a in (phase, turn, dealer, trick_no)]}: a corrupt state"
         )
-    if phase.size <= _SMALL_BATCH:
-        flags = [True] * phase.size if moving is None else moving.tolist()
-        values = zip(flags, *(a.tolist() for a in fields_), strict=True)
-        bad = [
-            i
-            for i, (m, ph, t, d, k) in enumerate(values)
-            if m and not (0 <= ph < _DONE and 0 <= t < p and 0 <= d < p and 0 <= k < NUM_TRICKS)
-        ]
-        first = bad[0] if bad else -1
+    first = -1
+    if phase.shape[0] <= _SMALL_BATCH:
+        flags = None if moving is None else moving.tolist()
+        values = zip(phase.tolist(), turn.tolist(), dealer.tolist(), trick_no.tolist(), strict=True)
+        for i, (ph, t, d, k) in enumerate(values):
+            if not (0 <= ph < _DONE and 0 <= t < p and 0 <= d < p and 0 <= k < NUM_TRICKS) and (
+                flags is None or flags[i]
+            ):
+                first = i
+                break
     else:
-        u8 = np.uint8
-        out = (np.maximum(turn.view(u8), dealer.view(u8)) >= p) | (trick_no.view(u8) >= NUM_TRICKS)
+        u8 = np.uint8  # a negative value viewed as uint8 is 128 or more: one comparison per bound
+        out = np.maximum(turn.view(u8), dealer.view(u8)) >= p
+        out |= trick_no.view(u8) >= NUM_TRICKS
         out |= phase.view(u8) >= _DONE
         if moving is not None:
             out &= moving
-        first = int(np.argmax(out)) if out.any() else -1
+        if np.count_nonzero(out):
+            first = int(np.argmax(out))
     if first >= 0:
         table = first if rows is None else int(rows[first])
         raise ValueError(
