@@ -1,4 +1,4 @@
-"""The ``euchre`` command line: ``euchre bench | eval | train | play | dataset``.
+"""The ``euchre`` command line: ``euchre bench | eval | train | play | dataset | partner-bench``.
 
 It lives in ``training`` (the top of ``euchre_env <- agents <- training``)
 because ``eval``, ``train`` and ``play`` need agents; each subcommand hands
@@ -18,7 +18,14 @@ COMMANDS = {
         "train an agent: batched self-play PPO (--algo ppo, default) or MaskablePPO (--algo sb3)",
     ),
     "play": ("training.play", "play a hand or a game in the terminal against bots"),
-    "dataset": ("training.dataset", "write labelled five-handed hands for hidden-partner inference (Parquet)"),
+    "dataset": (
+        "training.dataset",
+        "write labelled five-handed hands for hidden-partner inference (Parquet)",
+    ),
+    "partner-bench": (
+        "training.partner_bench",
+        "score hidden-partner beliefs (five-handed): log-loss, calibration",
+    ),
 }
 
 # euchre train --algo NAME: the trainer's module (its --help lists its own options).

@@ -120,7 +120,11 @@ def _loss(net: Any, x: Any, y: Any, mask: Any) -> float:
 
 
 def scores(probs: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    """Mean log-loss (nats), Brier score (sum over classes) and argmax accuracy of ``probs (N, K)``."""
+    """Mean log-loss (nats), Brier score (sum over classes) and argmax accuracy of ``probs (N, K)``.
+
+    A row whose largest probability is shared by ``k`` classes counts ``1/k`` if
+    the truth is one of them (the expected accuracy of breaking the tie at random).
+    """
     probs = np.asarray(probs, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
     if len(y) == 0:
@@ -128,11 +132,12 @@ def scores(probs: np.ndarray, y: np.ndarray) -> dict[str, float]:
     true = probs[np.arange(len(y)), y]
     onehot = np.zeros_like(probs)
     onehot[np.arange(len(y)), y] = 1.0
+    top = probs >= probs.max(axis=1, keepdims=True)  # ties share the credit (a uniform belief scores 1/k)
     return {
         "n": len(y),
-        "log_loss": float(-np.mean(np.log(np.maximum(true, EPS)))),
+        "log_loss": float(-np.mean(np.log(np.maximum(true, EPS)))) + 0.0,
         "brier": float(np.mean(((probs - onehot) ** 2).sum(axis=1))),
-        "accuracy": float(np.mean(probs.argmax(axis=1) == y)),
+        "accuracy": float(np.mean(top[np.arange(len(y)), y] / top.sum(axis=1))),
     }
 
 
