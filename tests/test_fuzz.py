@@ -447,12 +447,14 @@ def test_fuzz_aec_env(variant: str) -> None:
         e.reset(seed=0)
 
     def view(e: Any) -> tuple:
-        if e._table is None:
+        try:
+            state = e.engine_state
+        except RuntimeError:  # never reset
             return (None,)
         agent = e.agent_selection
         obs = e.observe(agent) if agent in e.possible_agents else None
         return (
-            e.engine_state,
+            state,
             agent,
             list(e.agents),
             dict(e.terminations),
@@ -480,7 +482,7 @@ def test_fuzz_aec_env(variant: str) -> None:
         ok, result = outcome(call, env, allowed=(ValueError, TypeError, RuntimeError))
         if not ok:
             if isinstance(result, RuntimeError):
-                assert env._table is None or not env.agents, "RuntimeError while agents remain"
+                assert view(env) == (None,) or not env.agents, "RuntimeError while agents remain"
             assert view(env) == before, f"a refused call changed the env: {result!r}"
         else:
             call(twin)
