@@ -5,8 +5,8 @@ Five-handed called-card Euchre (hidden partner) and four-handed North American
 Euchre as PettingZoo AEC environments: a thin adapter over the rules engine
 (:mod:`euchre_env.engine`) with one table, stepped on the engine's single-table
 path (`engine.single.Table`: the same transitions, deals and scoring on Python
-ints, tested decision by decision against the batched engine). Rules: the seed
-texts in ``shared/seeds`` and ``RULES-NOTES.md``; see also
+ints, tested decision by decision against the batched engine). Rules: ``docs/rules.md``
+(both games, settings, conventions); see also
 https://www.pagat.com/euchre/euchre.html.
 
 | | |
@@ -65,7 +65,7 @@ of PettingZoo's wrappers that skip its per-attribute `__getattr__` chain).
 `observe(agent)` returns a dict: `"observation"`, the float32 0/1 vector of
 `encoding.encode` for the agent's own seat (seat-relative: relative seat 0 is
 the agent, 1 its left, ...), and `"action_mask"`. An observation holds only what
-that player may know at a real table (RULES-NOTES 8): its own hand and discard,
+that player may know at a real table (rules.md#c8): its own hand and discard,
 the upcard, every public bid and declaration, the called card and whether it
 holds it, every card played and by whom, trick winners, whose turn, the phase
 and the scores; never another hand, the hidden kitty or the hidden partner.
@@ -161,14 +161,14 @@ returns. With `episode="game"` every hand's end pays out, and the episode ends
 when someone reaches `points_to_win`. Default: the points each player scored in
 the hand (a partnership's points go to both partners):
 
-| four-handed (RULES-NOTES 17) | makers | defenders |
+| four-handed (rules.md §4.5) | makers | defenders |
 |---|---|---|
 | makers take 3 or 4 | 1 | 0 |
 | makers take 5 | 2 | 0 |
 | lone maker takes 5 | 4 | 0 |
 | makers take 0-2 (euchred) | 0 | 2 (4 for a lone defender against a loner) |
 
-| five-handed (RULES-NOTES 13) | maker / partner | each defender |
+| five-handed (rules.md §3.5) | maker / partner | each defender |
 |---|---|---|
 | partnered side takes 3 or 4 | 1 each | 0 |
 | partnered side takes 5 | 2 each | 0 |
@@ -434,7 +434,7 @@ class raw_env(AECEnv, EzPickle):
             variant: ``"four_handed"`` (default), ``"five_handed"``, a preset
                 name of ``rules.PRESETS`` or a ``RulesConfig``.
             render_mode: None, ``"ansi"`` or ``"human"``.
-            zero_sum: use the zero-sum rewards (RULES-NOTES 21).
+            zero_sum: use the zero-sum rewards (rules.md#c21).
             ground_truth: put the hidden partnership in ``infos`` before it is
                 public (off: ``infos`` hold only what every seat may know).
             **settings: ``stick_the_dealer``, ``defend_alone``, ``points_to_win``,

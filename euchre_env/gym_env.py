@@ -63,7 +63,7 @@ class EuchreEnv(gym.Env):
 
     ## Description
     One hand (or, with ``episode="game"``, one game) of five-handed called-card
-    Euchre or four-handed partnership Euchre (RULES-NOTES).
+    Euchre or four-handed partnership Euchre (rules: docs/rules.md).
     The learner plays one seat; ``opponents`` (default :class:`RandomPolicy`)
     play the others. After each learner action the opponents act until it is
     the learner's turn again or the episode ends. If the learner sits out (its
@@ -102,9 +102,9 @@ class EuchreEnv(gym.Env):
 
     ## Rewards
     The learner's points for the hand, given on the step where the hand ends
-    (RULES-NOTES 13, 17); zero otherwise. ``zero_sum=True``: four-handed, own
+    (rules.md#c13, #c17); zero otherwise. ``zero_sum=True``: four-handed, own
     side's points minus the other side's; five-handed, own points minus the
-    mean of all five (RULES-NOTES 21). In game mode every hand is rewarded
+    mean of all five (rules.md#c21). In game mode every hand is rewarded
     when it ends (a hand finished before the learner's first decision is
     added to its first step's reward).
 

@@ -423,3 +423,16 @@ def test_four_handed_worked_example_scores_as_written() -> None:
     heading = next(line for line in LINES if line.startswith("### 4.7 "))
     a, b = (int(x) for x in re.search(r"(\d+)–(\d+)", heading).groups())
     assert [totals["A"], totals["B"]] == [a, b], f"{heading!r} but the hands give {totals}"
+
+
+def test_no_rule_texts_outside_the_repository() -> None:
+    """The project stands alone: no file points at rule texts outside the repository."""
+    outside = re.compile(r"RULES-NOTES|shared/seeds|\.\./shared")
+    hits = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in repository_files()
+        if p != Path(__file__).resolve()
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if outside.search(line)
+    ]
+    assert not hits, "rule texts outside the repository are cited (cite docs/rules.md):\n" + "\n".join(hits)

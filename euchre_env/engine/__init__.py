@@ -443,7 +443,7 @@ def _illegal(s: State, a: np.ndarray, base: np.ndarray, bits: np.ndarray, row: i
 
 
 def rewards(s: State, rules: RulesConfig, zero_sum: bool = False) -> np.ndarray:
-    """Per-seat rewards of the hand that just ended, zero elsewhere (RULES-NOTES 21).
+    """Per-seat rewards of the hand that just ended, zero elsewhere (rules.md#c21).
 
     Default: the points each seat scored. ``zero_sum=True``: four-handed, own
     side's points minus the other side's; five-handed, points minus the mean.
