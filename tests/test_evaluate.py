@@ -100,7 +100,7 @@ def test_bad_arguments_are_named() -> None:
 
 
 def test_cli_writes_json_markdown_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``python -m training.evaluate`` writes eval.json, eval.md and eval.png with the measured numbers."""
+    """``euchre eval`` writes eval.json, eval.md and eval.png with the measured numbers."""
     out = tmp_path / "eval"
     argv = ["--variant", "five_handed", "--agents", "random", "heuristic", "--deals", "40", "--games", "4",
             "--seed", "0", "--out", str(out), "--quiet"]  # fmt: skip
@@ -128,3 +128,30 @@ def test_result_round_trips_to_json() -> None:
     for name in ("h", "r"):
         stat = data["overall_points_per_hand"][name]
         assert stat["low"] <= stat["mean"] <= stat["high"], f"{name}: CI does not contain the mean"
+
+
+def test_plot_shows_every_pair_difference_with_its_interval(tmp_path: Path) -> None:
+    """The plot is a forest of head-to-head differences: one row per pair, the agent ahead first,
+    each the match's advantage and CI; the PNG is written."""
+    rules = make_rules("four_handed")
+    result = evaluate({"h": "heuristic", "r1": "random", "r2": "random"}, rules, 60, seed=4)
+    rows = result.forest_rows()
+    advantage = {frozenset(m.agents): m.advantage for m in result.matchups}
+    assert len(rows) == 3, f"one row per pair, got {[label for label, _ in rows]}"
+    for label, stat in rows:
+        ahead, behind = label.split(" − ")
+        adv = advantage[frozenset((ahead, behind))]
+        assert stat.mean >= 0 and stat.mean == pytest.approx(abs(adv.mean)), f"{label}: {stat} vs {adv}"
+        assert stat.ci95 == pytest.approx(adv.ci95), f"{label}: interval {stat.ci95} != match's {adv.ci95}"
+    assert [s.mean for _, s in rows] == sorted((s.mean for _, s in rows), reverse=True), "rows not sorted"
+    assert {label for label, _ in rows} >= {"h − r1", "h − r2"}, f"heuristic should lead: {rows}"
+    fig = result.figure()
+    try:
+        ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+        assert sorted(ticks) == sorted(label for label, _ in rows), f"forest axis shows {ticks}"
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    path = result.plot(tmp_path / "eval.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", "the plot file is not a PNG"

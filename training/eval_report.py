@@ -240,20 +240,52 @@ class EvalResult:
                     )
         return "\n".join(lines) + "\n"
 
-    def plot(self, path: Path | str) -> Path:
-        """Bar charts (points per hand with CIs; points per hand by role) saved to ``path``."""
+    def forest_rows(self) -> list[tuple[str, Stat]]:
+        """The plotted head-to-head rows: one per match, ``("A − B", A's points per hand minus B's)``.
+
+        Each pair is oriented so that the difference is not negative (the agent
+        ahead is named first) and the rows are sorted by it, largest first; the
+        interval is the match's 95% CI over deals. A difference between two
+        agents measured on the same deals is what ranks them; absolute points
+        per hand also depend on the opponents an agent happened to meet.
+        """
+        rows = []
+        for m in self.matchups:
+            (a, b), adv = m.agents, m.advantage
+            if adv.mean < 0:
+                (a, b), adv = (b, a), Stat(-adv.mean, adv.ci95, adv.n)
+            rows.append((f"{a} − {b}", adv))
+        return sorted(rows, key=lambda row: -row[1].mean)
+
+    def figure(self) -> Any:
+        """The report's matplotlib figure (``plot`` saves it).
+
+        Left: a forest plot of :meth:`forest_rows`, each pair's difference in
+        points per hand with its 95% interval and a line at 0 (an interval that
+        misses 0 is drawn filled). Right: each agent's points per hand by role.
+        """
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+        rows = self.forest_rows()
+        fig, (ax1, ax2) = plt.subplots(
+            1, 2, figsize=(12, max(3.5, 1.2 + 0.45 * len(rows))), gridspec_kw={"width_ratios": [1.2, 1]}
+        )
+        y = np.arange(len(rows))[::-1]  # first row on top
+        for yi, (_, st) in zip(y, rows, strict=True):
+            clear = st.low > 0
+            ax1.errorbar(st.mean, yi, xerr=st.ci95, fmt="o", capsize=5, color="tab:blue",
+                         markerfacecolor="tab:blue" if clear else "white")  # fmt: skip
+            ax1.annotate(f"{st}", (st.mean, yi), textcoords="offset points", xytext=(0, 7),
+                         ha="center", fontsize=8)  # fmt: skip
+        ax1.axvline(0.0, color="grey", linewidth=1, linestyle="--")
+        ax1.set_yticks(y, [label for label, _ in rows])
+        ax1.set_ylim(-0.7, len(rows) - 0.3)
+        ax1.set_xlabel("difference in points per hand (95% CI over deals)")
+        ax1.set_title(f"{self.rules.variant}: head-to-head, {self.num_deals} duplicate deals per match")
         names = list(self.overall)
-        means = [self.overall[n].mean for n in names]
-        errs = [self.overall[n].ci95 for n in names]
-        ax1.bar(names, means, yerr=errs, capsize=6, color="tab:blue")
-        ax1.set_ylabel("points per hand")
-        ax1.set_title(f"{self.rules.variant}: {self.num_deals} duplicate deals (95% CI)")
         roles = [r for r in ROLES if any(r in rep.roles for m in self.matchups for rep in m.reports)]
         width = 0.8 / max(len(names), 1)
         for i, n in enumerate(names):
@@ -262,12 +294,21 @@ class EvalResult:
             ax2.bar(np.arange(len(roles)) + i * width, vals, width, label=n)
         ax2.set_xticks(np.arange(len(roles)) + width * (len(names) - 1) / 2, roles, rotation=20)
         ax2.set_ylabel("points per hand in the role")
-        ax2.set_title("by role")
+        ax2.set_title("by role (pooled over matches)")
         ax2.legend()
         fig.tight_layout()
+        return fig
+
+    def plot(self, path: Path | str) -> Path:
+        """Save :meth:`figure` (head-to-head forest plot; points by role) as a PNG at ``path``."""
+        import matplotlib.pyplot as plt
+
+        fig = self.figure()
         path = Path(path)
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
+        try:
+            fig.savefig(path, dpi=120, format="png")
+        finally:
+            plt.close(fig)
         return path
 
     def save(self, out_dir: Path | str, plot: bool = True) -> list[Path]:

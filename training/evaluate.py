@@ -18,7 +18,7 @@ same way for every rotation) gives the share of games won.
 
 Example::
 
-    python -m training.evaluate --variant four_handed --agents random heuristic \\
+    euchre eval --variant four_handed --agents random heuristic \\
         --deals 2000 --seed 0 --out runs/eval
 
 or from Python::
