@@ -1,7 +1,9 @@
 """Baseline agents and a small registry mapping names to constructors.
 
 ``make_agent(name, rules, **kw)`` builds an agent from a name: ``"random"``,
-``"heuristic"``, ``"search"`` (the determinised-search agent, when installed),
+``"heuristic"``, ``"search"`` (the determinised-search agent, when installed;
+``"search-policy"`` and ``"search-uniform"`` draw its worlds by a player model
+or uniformly, see ``agents.determinized``),
 ``"trained"`` (the bundled trained model), or ``"<prefix>:<argument>"`` such
 as ``"model:runs/ppo/model.safetensors"`` for a prefix registered with
 ``register_prefix``. Agents in optional modules (search, SB3 models) are
@@ -30,6 +32,8 @@ _PREFIXES: dict[str, Callable[..., Policy]] = {}
 # Agents that live in modules of their own, imported on first use: name -> "module:attribute".
 _LAZY: dict[str, str] = {
     "search": "agents.determinized:DeterminizedAgent",
+    "search-policy": "agents.determinized:policy_search_agent",  # worlds weighed by a player model
+    "search-uniform": "agents.determinized:uniform_search_agent",  # uniform consistent worlds
     "trained": "agents.sb3_policy:trained_agent",
 }
 # Prefixes whose loader a module registers when imported: prefix -> module.

@@ -6,9 +6,13 @@ For each decision the agent
    (:func:`euchre_env.infoset.sample_worlds`: uniform over consistent deals,
    built from the observation alone, with the acting seat as seat 0), then
    keeps ``num_worlds`` of them (``bid_worlds`` outside the card play),
-   resampled by how well the rollout policy explains the other seats'
-   public decisions in each (``surprise``): a model of the opponents, still
-   a function of the observation only;
+   resampled by how well a model of the players explains the other seats'
+   public decisions in each, still a function of the observation only
+   (``worlds``): by default ``"surprise"``, a count of the decisions the
+   rollout policy would not have taken; ``"policy"``, the likelihood of the
+   history under a player model (``agents.beliefs.history_log_likelihood``,
+   the weights of ``agents.beliefs.PolicyBelief``); ``"uniform"``, no
+   weighing (the uniform consistent deals themselves);
 2. applies every legal action in every world and values the result for the
    acting seat: in the last ``exact_tricks`` tricks by an exact minimax solve
    of the open-card endgame (:mod:`agents.endgame`), otherwise by ``rollouts`` playouts to the end of
@@ -33,6 +37,10 @@ alone) are searched, with more worlds, and the card play is the rollout
 policy's: searching every phase (32 worlds) was level with the heuristic
 there (+0.008 +- 0.051 points per hand, 300 deals), the bidding alone
 +0.055 +- 0.033 (800 fresh deals, seed 1000).
+
+Registered agent names (``agents.make_agent``): ``"search"`` (the defaults),
+``"search-policy"`` (``worlds="policy"``) and ``"search-uniform"``
+(``worlds="uniform"``).
 """
 
 from __future__ import annotations
@@ -43,7 +51,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import ActionModel, Agent
+from agents.beliefs import HeuristicModel, history_log_likelihood
 from agents.endgame import endgame_rows, hand_value, solve_endgame
 from euchre_env import actions, cards, engine
 from euchre_env.actions import Phase
@@ -57,6 +66,7 @@ _DONE = int(Phase.DONE)
 _BIDDING = tuple(int(ph) for ph in Phase if ph not in (Phase.PLAY, Phase.DONE))
 
 DEFAULT_PLAY_WORLDS = 32
+WORLDS = ("surprise", "policy", "uniform")  # how the searched worlds are drawn (the ``worlds`` setting)
 MAX_COUNT = 1 << 16  # most worlds, rollouts or oversampling allowed (array sizes stay computable)
 # Settings left as None resolve by game: rules.called_card -> (search_phases, bid_worlds).
 VARIANT_DEFAULTS: dict[bool, tuple[tuple[int, ...] | None, int]] = {
@@ -97,15 +107,17 @@ class DeterminizedAgent(Agent):
             by an exact open-card minimax solve instead of rollouts (0: never).
         zero_sum: value hands by the zero-sum reward (default) or own points.
         seed: seeds the generator used when ``act`` is given ``rng=None``.
-        surprise: opponent modelling. Worlds are weighed by how well the
-            rollout policy explains the other seats' public decisions there:
-            each decision it would not have taken multiplies a world's weight
-            by ``surprise`` (in (0, 1]; None or 1 turns this off). ``num_worlds``
-            worlds are then resampled by weight from ``oversample`` times as
-            many uniform ones. Needs a rollout policy (not random rollouts).
+        surprise: opponent modelling with ``worlds="surprise"``. Worlds are
+            weighed by how well the rollout policy explains the other seats'
+            public decisions there: each decision it would not have taken
+            multiplies a world's weight by ``surprise`` (in (0, 1]; None or 1
+            turns this off). ``num_worlds`` worlds are then resampled by weight
+            from ``oversample`` times as many uniform ones. Needs a rollout
+            policy (not random rollouts).
         oversample: candidate worlds per searched world when weighing.
-        infer_from_play: weigh by the other seats' card plays too (default),
-            not only by their bids, discard and declarations.
+        infer_from_play: with ``worlds="surprise"``, weigh by the other seats'
+            card plays too (default), not only by their bids, discard and
+            declarations (``worlds="policy"`` always weighs every decision).
         deviation_z: keep the rollout policy's own choice unless an action
             beats it by this many standard errors (paired over the worlds);
             0 always takes the best mean.
@@ -116,6 +128,15 @@ class DeterminizedAgent(Agent):
         prune_calls: five-handed, search only the calls of trump cards and
             off-suit aces, going alone, and the rollout policy's own call
             (needs a rollout policy; ignored with random rollouts).
+        worlds: how the searched worlds are drawn from the uniform consistent
+            deals: ``"surprise"`` (default, the ``surprise`` rule above),
+            ``"policy"`` (``oversample * w`` uniform candidates weighed by the
+            probability of the other seats' decisions under ``world_model``,
+            then ``w`` resampled by weight) or ``"uniform"`` (no weighing).
+        world_model: the player model of ``worlds="policy"``, an
+            ``agents.base.ActionModel`` (``agents.beliefs.HeuristicModel``,
+            ``UniformModel``, ``LogitModel``, a ``LogitAgent``); None: the
+            heuristic with noise, ``HeuristicModel(rules, 0.1)``.
 
     Raises:
         ValueError: for a bad setting, naming it.
@@ -140,6 +161,8 @@ class DeterminizedAgent(Agent):
         deviation_z: float = 1.0,
         search_phases: Sequence[Phase | int] | None = None,
         prune_calls: bool = True,
+        worlds: str = "surprise",
+        world_model: ActionModel | None = None,
     ) -> None:
         super().__init__(rules)
         default_phases, default_bid_worlds = VARIANT_DEFAULTS[bool(rules.called_card)]
@@ -166,9 +189,29 @@ class DeterminizedAgent(Agent):
         _check_int("oversample", oversample, 1, MAX_COUNT)
         if surprise is not None and not 0 < float(surprise) <= 1:
             raise ValueError(f"surprise must be in (0, 1] or None, got {surprise!r}")
-        weigh = surprise is not None and float(surprise) < 1 and self.rollout_policy is not None
+        if not isinstance(worlds, str) or worlds not in WORLDS:
+            raise ValueError(f"worlds must be one of {', '.join(map(repr, WORLDS))}, got {worlds!r}")
+        if world_model is not None and (worlds != "policy" or not isinstance(world_model, ActionModel)):
+            raise ValueError(
+                "world_model must be an ActionModel (action_probs(observations, action_masks)) used with "
+                f"worlds='policy', got {type(world_model).__name__} with worlds={worlds!r}"
+            )
+        if worlds == "policy" and not infer_from_play:
+            raise ValueError(
+                "infer_from_play=False applies to worlds='surprise' only (worlds='policy' weighs every decision)"
+            )
+        self.worlds = worlds
+        self.world_model = None
+        if worlds == "policy":
+            self.world_model = HeuristicModel(rules, 0.1) if world_model is None else world_model
+        weigh = (
+            worlds == "surprise"
+            and surprise is not None
+            and float(surprise) < 1
+            and self.rollout_policy is not None
+        )
         self.log_surprise = float(np.log(surprise)) if weigh else None
-        self.oversample = int(oversample) if weigh else 1
+        self.oversample = int(oversample) if weigh or worlds == "policy" else 1
         self.infer_from_play = bool(infer_from_play)
         if isinstance(deviation_z, bool) or not float(deviation_z) >= 0:
             raise ValueError(f"deviation_z must be a number >= 0, got {deviation_z!r}")
@@ -291,9 +334,7 @@ class DeterminizedAgent(Agent):
         self, obs: np.ndarray, owner: np.ndarray, action: np.ndarray, rng: np.random.Generator, w: int
     ) -> np.ndarray:
         """Values in one batch of ``w`` worlds per decision (rollouts averaged). Float64 (M, w)."""
-        worlds = sample_worlds(obs, self.rules, w * self.oversample, rng)  # acting seat = 0
-        if self.log_surprise is not None:
-            worlds = self._resample(worlds, obs.shape[0], w, rng)  # (B * w) tables
+        worlds = self.search_worlds(obs, w, rng)  # (B * w) tables, acting seat = 0
         endgame = endgame_rows(worlds, self.exact_tricks)[owner * w]  # (M,) decided per decision
         values = np.zeros((owner.size, w))
         for exact, reps in ((True, 1), (False, self.rollouts)):
@@ -323,11 +364,50 @@ class DeterminizedAgent(Agent):
                 )
             s = engine.step(s, a, rules)
 
+    def search_worlds(self, observations: np.ndarray, w: int, rng: np.random.Generator) -> State:
+        """The ``w`` worlds per observation that one round of search plays in (``worlds`` setting).
+
+        Args:
+            observations: (B, D) or (D,) observations of the seats to act.
+            w: worlds per observation, a positive integer.
+            rng: the generator the worlds are drawn with.
+
+        Returns:
+            ``B * w`` tables, observation-major, in each observer's relative
+            frame (the observer is seat 0), each consistent with its observation.
+        """
+        obs = np.atleast_2d(observations)
+        worlds = sample_worlds(obs, self.rules, w * self.oversample, rng)
+        if self.log_surprise is None and self.world_model is None:
+            return worlds
+        return self._resample(worlds, obs.shape[0], w, rng)
+
+    def world_log_weights(self, worlds: State, rng: np.random.Generator) -> np.ndarray:
+        """Log weight of each candidate world (relative frame, the searching seat = 0). Float64 (B,).
+
+        ``worlds="policy"``: the log probability of the other seats' decisions
+        under ``world_model`` (``-inf`` where it is 0); ``"surprise"``:
+        ``log(surprise)`` per decision the rollout policy would not take;
+        ``"uniform"``: 0.
+        """
+        if self.world_model is not None:
+            skip = np.zeros(worlds.batch_size, np.int64)  # seat 0's own decisions are no evidence
+            return history_log_likelihood(worlds, self.sim_rules, self.world_model, skip)
+        if self.log_surprise is not None:
+            return self._log_weights(worlds, rng)
+        return np.zeros(worlds.batch_size)
+
     def _resample(self, worlds: State, b: int, w: int, rng: np.random.Generator) -> State:
-        """Keep ``w`` of each decision's ``oversample * w`` candidate worlds, drawn by model weight."""
+        """Keep ``w`` of each decision's ``oversample * w`` candidate worlds, drawn by model weight.
+
+        Where every candidate has weight 0 (a model that rules them all out)
+        the candidates are kept with equal weights.
+        """
         k = self.oversample * w
-        logw = self._log_weights(worlds, rng).reshape(b, k)
-        prob = np.exp(logw - logw.max(axis=1, keepdims=True))
+        logw = self.world_log_weights(worlds, rng).reshape(b, k)
+        top = logw.max(axis=1, keepdims=True)
+        prob = np.exp(logw - np.where(np.isfinite(top), top, 0.0))
+        prob[~np.isfinite(top[:, 0])] = 1.0
         cum = np.cumsum(prob / prob.sum(axis=1, keepdims=True), axis=1)  # (B, k)
         u = (rng.random((b, 1)) + np.arange(w)) / w  # (B, w) systematic resampling
         pick = np.minimum((cum[:, None, :] <= u[:, :, None]).sum(axis=2), k - 1)  # (B, w)
@@ -403,4 +483,25 @@ def _resolve_policy(policy: str | Policy | None, rules: RulesConfig) -> Policy |
     return policy
 
 
-__all__ = ["DeterminizedAgent", "hand_value", "solve_endgame"]
+def policy_search_agent(rules: RulesConfig, **kwargs: Any) -> DeterminizedAgent:
+    """``DeterminizedAgent(rules, worlds="policy", **kwargs)``: the ``"search-policy"`` agent."""
+    agent = DeterminizedAgent(rules, worlds="policy", **kwargs)
+    agent.name = "search-policy"
+    return agent
+
+
+def uniform_search_agent(rules: RulesConfig, **kwargs: Any) -> DeterminizedAgent:
+    """``DeterminizedAgent(rules, worlds="uniform", **kwargs)``: the ``"search-uniform"`` agent."""
+    agent = DeterminizedAgent(rules, worlds="uniform", **kwargs)
+    agent.name = "search-uniform"
+    return agent
+
+
+__all__ = [
+    "WORLDS",
+    "DeterminizedAgent",
+    "hand_value",
+    "policy_search_agent",
+    "solve_endgame",
+    "uniform_search_agent",
+]
