@@ -176,7 +176,8 @@ def test_play_finishes_a_hand_from_piped_input() -> None:
         ["play", "--variant", "four_handed", "--seat", "0", "--bots", "trained", "--seed", "3"],
         stdin="1\n" * 60,
     )
-    assert "--- hand over: points" in proc.stdout and "total rewards" in proc.stdout, proc.stdout[-2000:]
+    assert "--- hand over: " in proc.stdout and "total rewards" in proc.stdout, proc.stdout[-2000:]
+    assert "trick 5 won by player_" in proc.stdout, "every trick's winner is told"
     assert "your move: 1)" in proc.stdout, "the human was never asked"
 
 
