@@ -192,16 +192,57 @@ def prior_agent(config: PolicyConfig, rules: RulesConfig) -> Agent | None:
 
 def save_policy(path: str | Path, actor: Any, config: PolicyConfig) -> Path:
     """Write ``actor``'s weights and ``config`` to ``path`` atomically (a temporary file, then a rename)."""
+    return write_model_file(path, actor, config.to_json())
+
+
+def write_model_file(path: str | Path, module: Any, config_json: str) -> Path:
+    """A module's weights (CPU tensors) and a JSON config as one safetensors file, written atomically."""
     from safetensors.torch import save_file
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tensors = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in actor.state_dict().items()}
+    tensors = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in module.state_dict().items()}
     tmp = path.with_name(path.name + ".tmp")
-    save_file(tensors, str(tmp), metadata={META_KEY: config.to_json()})
+    save_file(tensors, str(tmp), metadata={META_KEY: config_json})
     tmp.chmod(0o644)  # safetensors creates its files readable by the owner only
     tmp.replace(path)
     return path
+
+
+def read_model_file(path: str | Path, what: str = "model") -> tuple[str, dict[str, Any]]:
+    """``(config JSON, tensors)`` of a file written by :func:`write_model_file`; never runs code from it.
+
+    Raises:
+        ValueError: the file is missing, not a safetensors file, or has no config.
+    """
+    import_torch()
+    from safetensors import SafetensorError, safe_open
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{what} file {str(path)!r} does not exist")
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            meta = f.metadata() or {}
+            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 (safe_open has no __iter__)
+    except (SafetensorError, OSError, ValueError) as err:
+        raise ValueError(f"{str(path)!r} is not a safetensors {what} file ({err})") from None
+    if META_KEY not in meta:
+        raise ValueError(f"{str(path)!r} has no {META_KEY!r} config in its metadata: not a euchre-env {what}")
+    return meta[META_KEY], tensors
+
+
+def load_weights(module: Any, tensors: dict[str, Any], source: str) -> Any:
+    """Load float32 ``tensors`` into ``module`` (eval mode) if their names and shapes are exactly its own."""
+    torch = import_torch()
+    expected = {k: tuple(v.shape) for k, v in module.state_dict().items()}
+    got = {k: tuple(v.shape) for k, v in tensors.items()}
+    if expected != got:
+        raise ValueError(f"{source}: tensors {got} do not match the network of its config {expected}")
+    if any(v.dtype != torch.float32 for v in tensors.values()):
+        raise ValueError(f"{source}: every tensor must be float32")
+    module.load_state_dict(tensors)
+    return module.eval()
 
 
 def load_policy(path: str | Path) -> tuple[Any, PolicyConfig]:
@@ -211,31 +252,9 @@ def load_policy(path: str | Path) -> tuple[Any, PolicyConfig]:
         ValueError: the file is missing, not a safetensors file, or its config
             or tensors do not describe a policy of this library.
     """
-    torch = import_torch()
-    from safetensors import SafetensorError, safe_open
-
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"model file {str(path)!r} does not exist")
-    try:
-        with safe_open(str(path), framework="pt") as f:
-            meta = f.metadata() or {}
-            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 (safe_open has no __iter__)
-    except (SafetensorError, OSError, ValueError) as err:
-        raise ValueError(f"{str(path)!r} is not a safetensors model file ({err})") from None
-    if META_KEY not in meta:
-        raise ValueError(f"{str(path)!r} has no {META_KEY!r} config in its metadata: not a euchre-env policy")
-    config = PolicyConfig.from_json(meta[META_KEY], source=repr(str(path)))
-    actor = actor_for(config)
-    expected = {k: tuple(v.shape) for k, v in actor.state_dict().items()}
-    got = {k: tuple(v.shape) for k, v in tensors.items()}
-    if expected != got:
-        raise ValueError(f"{str(path)!r}: tensors {got} do not match the network of its config {expected}")
-    if any(v.dtype != torch.float32 for v in tensors.values()):
-        raise ValueError(f"{str(path)!r}: every tensor must be float32")
-    actor.load_state_dict(tensors)
-    actor.eval()
-    return actor, config
+    text, tensors = read_model_file(path)
+    config = PolicyConfig.from_json(text, source=repr(str(path)))
+    return load_weights(actor_for(config), tensors, repr(str(path))), config
 
 
 class NeuralAgent(LogitAgent):

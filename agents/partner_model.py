@@ -31,7 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from agents.neural import META_KEY, build_mlp, rules_from_metadata, rules_metadata
+from agents.neural import (
+    build_mlp,
+    load_weights,
+    read_model_file,
+    rules_from_metadata,
+    rules_metadata,
+    write_model_file,
+)
 from euchre_env.beliefs import BeliefResult, PartnerBelief, check_observations, settled_beliefs
 from euchre_env.encoding import obs_layout
 from euchre_env.rules import RulesConfig
@@ -183,37 +190,10 @@ class PartnerClassifier(PartnerBelief):
 
     def save(self, path: str | Path) -> Path:
         """Write weights and config atomically (a temporary file, then a rename)."""
-        from safetensors.torch import save_file
-
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tensors = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in self.net.state_dict().items()}
-        tmp = path.with_name(path.name + ".tmp")
-        save_file(tensors, str(tmp), metadata={META_KEY: self.config.to_json()})
-        tmp.chmod(0o644)
-        tmp.replace(path)
-        return path
+        return write_model_file(path, self.net, self.config.to_json())
 
 
 def _load(path: Path) -> tuple[Any, PartnerConfig]:
-    import torch
-    from safetensors import SafetensorError, safe_open
-
-    if not path.is_file():
-        raise ValueError(f"classifier file {str(path)!r} does not exist")
-    try:
-        with safe_open(str(path), framework="pt") as f:
-            meta = f.metadata() or {}
-            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 (safe_open has no __iter__)
-    except (SafetensorError, OSError, ValueError) as err:
-        raise ValueError(f"{str(path)!r} is not a safetensors file ({err})") from None
-    if META_KEY not in meta:
-        raise ValueError(f"{str(path)!r} has no {META_KEY!r} config in its metadata")
-    config = PartnerConfig.from_json(meta[META_KEY], source=repr(str(path)))
-    net = build_classifier(config)
-    expected = {k: tuple(v.shape) for k, v in net.state_dict().items()}
-    got = {k: tuple(v.shape) for k, v in tensors.items()}
-    if expected != got or any(v.dtype != torch.float32 for v in tensors.values()):
-        raise ValueError(f"{str(path)!r}: tensors {got} do not match the network of its config {expected}")
-    net.load_state_dict(tensors)
-    return net.eval(), config
+    text, tensors = read_model_file(path, "classifier")
+    config = PartnerConfig.from_json(text, source=repr(str(path)))
+    return load_weights(build_classifier(config), tensors, repr(str(path))), config

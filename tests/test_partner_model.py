@@ -136,7 +136,7 @@ def test_a_classifier_file_round_trips_and_is_checked_as_data(tmp_path, trained)
         with pytest.raises(ValueError, match=message):
             PartnerClassifier(bad)
     bad.write_bytes(b"not a safetensors file")
-    with pytest.raises(ValueError, match="not a safetensors file"):
+    with pytest.raises(ValueError, match="not a safetensors classifier file"):
         PartnerClassifier(bad)
 
 
