@@ -6,10 +6,12 @@ stable-baselines3's ``MlpPolicy`` builds them; our critic is given only the
 observation here, ``--critic obs``, so the networks are identical) on the same
 CPU threads, in one run, one after the other; evaluation and files are off.
 "Decisions learned" are the decisions that enter a PPO update: for
-MaskablePPO, its one learner seat per table (``EuchreSB3VecEnv``, 128 tables,
+MaskablePPO, every decision of its one learner seat per table (``EuchreSB3VecEnv``, 128 tables,
 32 steps, minibatch 1024, 4 epochs: ``euchre train --algo sb3``'s defaults); for
 ours, every seat the learner holds (``euchre train``'s defaults: 1024 tables,
-minibatch 4096). Both play against the heuristic (MaskablePPO: at both
+minibatch 4096), except its forced decisions (one legal action: no policy
+gradient), which it plays without the network (``--skip-forced``, the
+default); the line below counts them too, MaskablePPO's way. Both play against the heuristic (MaskablePPO: at both
 opponent seats, its own policy as partner, as its pool seats a drawn
 heuristic; ours: ``--opponents heuristic=1``, one side), and ours is also
 measured with its default pool (half its tables self-play).
@@ -42,7 +44,9 @@ def sb3_rate(variant: str, hidden: str, seconds: float, threads: int) -> float:
     from training.train import build_model, parse_args
 
     torch.set_num_threads(threads)
-    args = parse_args(["--variant", variant, "--net-arch", hidden, "--threads", str(threads), "--no-progress"])
+    args = parse_args(
+        ["--variant", variant, "--net-arch", hidden, "--threads", str(threads), "--no-progress"]
+    )
     rules = make_rules(variant)
     env = make_train_env("batched", args.num_envs, variant, args.zero_sum, args.seed)
     model = build_model(args, VecMonitor(env))
@@ -58,8 +62,11 @@ def sb3_rate(variant: str, hidden: str, seconds: float, threads: int) -> float:
     return done / (time.perf_counter() - start)
 
 
-def ppo_rate(variant: str, hidden: str, seconds: float, threads: int, opponents: str) -> tuple[float, dict]:
-    """Our trainer's learner decisions per second and its time split (after one warm-up iteration)."""
+def ppo_rate(
+    variant: str, hidden: str, seconds: float, threads: int, opponents: str
+) -> tuple[float, float, dict]:
+    """Our trainer's learner decisions per second (learned from; all, forced ones included) and its time split
+    (after one warm-up iteration)."""
     from training.ppo import Args, Trainer, check_args
 
     args = Args(variant=variant, hidden=hidden, critic_hidden=hidden, critic="obs", opponents=opponents,
@@ -68,13 +75,15 @@ def ppo_rate(variant: str, hidden: str, seconds: float, threads: int, opponents:
     tr = Trainer(args)
     tr.iterate()  # warm-up
     split = {"rollout_seconds": 0.0, "update_seconds": 0.0}
-    done, start = 0, time.perf_counter()
+    done, forced, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         stats = tr.iterate()
         done += int(stats["decisions"])
+        forced += int(stats["forced"])
         for k in split:
             split[k] += stats[k]
-    return done / (time.perf_counter() - start), split
+    elapsed = time.perf_counter() - start
+    return done / elapsed, (done + forced) / elapsed, split
 
 
 def network_rate(variant: str, hidden: str, seconds: float, threads: int, epochs: int = 4) -> float:
@@ -120,12 +129,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--seconds must be positive and --threads at least 1")
     print(f"{args.variant}, hidden {args.hidden}, {args.threads} torch threads, {args.seconds:.0f} s each")
     sb3 = sb3_rate(args.variant, args.hidden, args.seconds, args.threads)
-    print(f"MaskablePPO (euchre train --algo sb3), vs heuristic:        {sb3:10,.0f} learner decisions/s  (1.00x)")
-    for label, pool in (("vs heuristic", "heuristic=1"), ("default pool", "self=1,heuristic=1,snapshots=1")):
-        rate, split = ppo_rate(args.variant, args.hidden, args.seconds, args.threads, pool)
+    print(
+        f"MaskablePPO (euchre train --algo sb3), vs heuristic:        {sb3:10,.0f} learner decisions/s  (1.00x)"
+    )
+    for label, pool in (("vs heuristic", "heuristic=1"), ("default pool", Args().opponents)):
+        rate, every, split = ppo_rate(args.variant, args.hidden, args.seconds, args.threads, pool)
         share = split["update_seconds"] / max(split["rollout_seconds"] + split["update_seconds"], 1e-9)
         print(f"batched PPO (euchre train), {label:13s}:            {rate:10,.0f} learner decisions/s"
               f"  ({rate / sb3:.1f}x; {share:.0%} of the time in updates)")  # fmt: skip
+        print(f"    the same, forced decisions (played, not learned from) included: {every:10,.0f}/s"
+              f"  ({every / sb3:.1f}x)")  # fmt: skip
     net = network_rate(args.variant, args.hidden, args.seconds / 2, args.threads, Args().update_epochs)
     print(f"network only (forward + {Args().update_epochs} epochs of forward/backward):     {net:10,.0f} decisions/s  "
           f"({net / sb3:.1f}x): the ceiling for this network")  # fmt: skip

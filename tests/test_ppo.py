@@ -102,6 +102,7 @@ def test_rollout_without_forced_decisions_keeps_exactly_the_real_choices(variant
     real = collect(rules, seeds, controllers, first_legal, opp, np.random.default_rng(6), record_forced=False)
     choice = every.masks.sum(axis=1) > 1
     assert 0 < len(real) == int(choice.sum()) < len(every), "forced rows must go, and only them"
+    assert real.forced == len(every) - len(real) and every.forced == 0
     assert (real.masks.sum(axis=1) > 1).all()
     np.testing.assert_array_equal(real.obs, every.obs[choice])
     np.testing.assert_array_equal(real.points, every.points)

@@ -605,6 +605,7 @@ class Trainer:
         if crossed and self.weights.get("snapshots", 0) > 0:
             self.add_snapshot()
         stats["decisions"] = float(len(ro))
+        stats["forced"] = float(ro.forced)  # the learner's forced decisions, played but not learned from
         return stats
 
 

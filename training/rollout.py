@@ -48,6 +48,7 @@ class Rollout:
         steps: int64 (S + 1,) row offsets of each engine step (rows of step t: steps[t]:steps[t+1]).
         points: float32 (B, P) rewards of every seat of every table (for logging).
         decisions: every decision taken at the tables, the opponents' included.
+        forced: the learner's forced decisions played but not recorded (``record_forced=False``).
     """
 
     obs: np.ndarray
@@ -62,6 +63,7 @@ class Rollout:
     steps: np.ndarray
     points: np.ndarray
     decisions: int
+    forced: int = 0
 
     def __len__(self) -> int:
         return int(self.actions.size)
@@ -107,7 +109,7 @@ def collect(
         k: [] for k in ("obs", "hidden", "masks", "actions", "table", "seat", "logp")
     }
     links: list[tuple[np.ndarray, np.ndarray]] = []  # (earlier row, later row) of one seat
-    steps, rows_so_far, decisions = [0], 0, 0
+    steps, rows_so_far, decisions, skipped = [0], 0, 0, 0
     while True:
         live = np.flatnonzero(~engine.is_done(s))
         if not live.size:
@@ -123,6 +125,7 @@ def collect(
         if not record_forced:
             forced = np.bitwise_count(bits) == 1
             acts[mine[forced[mine]]] = masks[mine[forced[mine]]].argmax(axis=1)
+            skipped += int(forced[mine].sum())
             mine = mine[~forced[mine]]
         if mine.size:
             a, logp = learner(obs[mine], masks[mine])
@@ -159,7 +162,7 @@ def collect(
              "logp": np.zeros(0, np.float32)}  # fmt: skip
     cat = {k: np.concatenate(v) if v else empty[k] for k, v in parts.items()}
     return Rollout(**cat, reward=reward, next_idx=next_idx, steps=np.asarray(steps, np.int64),
-                   points=points, decisions=decisions)  # fmt: skip
+                   points=points, decisions=decisions, forced=skipped)  # fmt: skip
 
 
 def gae(r: Rollout, values: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
