@@ -150,7 +150,7 @@ def calibration(
     and a 95% interval of the frequency. Rows of one hand are correlated, so with
     ``groups`` (e.g. the hand of each row) the interval is cluster-robust (the
     variance of a ratio over independent groups); without, a Wilson interval
-    that treats rows as independent.
+    that treats rows as independent (with ``groups``, the wider of the two).
     """
     probs = np.asarray(probs, dtype=np.float64)
     k = probs.shape[1]
@@ -167,17 +167,17 @@ def calibration(
         if not n:
             continue
         freq = float(h[sel].mean())
-        if g is None:
-            z = 1.96
-            centre = (freq + z * z / (2 * n)) / (1 + z * z / n)
-            half = z * np.sqrt(freq * (1 - freq) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        else:
+        z = 1.96
+        centre = (freq + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * np.sqrt(freq * (1 - freq) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        low, high = centre - half, centre + half  # Wilson
+        if g is not None:  # cluster-robust, never narrower than Wilson (which stays sane for tiny bins)
             _, inv = np.unique(g[sel], return_inverse=True)
             resid = np.bincount(inv, weights=h[sel] - freq)  # per group: hits minus expected hits
             m = resid.size
             se = np.sqrt((resid**2).sum() * m / max(m - 1, 1)) / n
-            centre, half = freq, 1.96 * se
+            low, high = min(low, freq - z * se), max(high, freq + z * se)
         out.append({"bin_low": float(edges[b]), "bin_high": float(edges[b + 1]), "n": n,
                     "predicted": float(p[sel].mean()), "observed": freq,
-                    "low": float(max(centre - half, 0.0)), "high": float(min(centre + half, 1.0))})  # fmt: skip
+                    "low": float(max(low, 0.0)), "high": float(min(high, 1.0))})  # fmt: skip
     return out

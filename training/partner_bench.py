@@ -237,6 +237,11 @@ def to_markdown(report: dict[str, Any]) -> str:
             ident = e["identification"]
             lines.append(f"| {name} | {e['log_loss']:.3f} | {e['brier']:.3f} | {e['accuracy']:.3f} | {by} | "
                          f"{ident['identified_before_reveal']:.3f} | {ident['mean_trick']:.2f} |")  # fmt: skip
+    lines += ["\n## Calibration (seat views)\n", "| belief | bins whose 95% interval holds the mean prediction |",
+              "|---|---:|"]  # fmt: skip
+    for name, table in report["calibration"].items():
+        inside = sum(r["low"] <= r["predicted"] <= r["high"] for r in table)
+        lines.append(f"| {name} | {inside} of {len(table)} |")
     lines += ["\n## Beliefs per second (this run, every view)\n", "| belief | views/s |", "|---|---:|"]
     lines += [f"| {n} | {r:,.0f} |" for n, r in report["beliefs_per_second"].items()]
     if report.get("train"):
