@@ -63,10 +63,13 @@ class EuchreSB3VecEnv(VecEnv):
 
     Args:
         num_envs: number of tables ``B``.
-        variant, opponents, seat, zero_sum, **settings: as in
-            :class:`~euchre_env.gym_env.EuchreEnv`.
+        variant: as in :class:`~euchre_env.gym_env.EuchreEnv`.
+        opponents: as in ``EuchreEnv``.
+        seat: as in ``EuchreEnv``.
+        zero_sum: as in ``EuchreEnv``.
         seed: seed of table 0 at the first reset (None: random).
         render_mode: None or ``"rgb_array"``.
+        **settings: table settings, as in ``EuchreEnv``.
     """
 
     def __init__(

@@ -126,7 +126,8 @@ def is_legal(action: np.ndarray, base: np.ndarray, bits: np.ndarray) -> np.ndarr
 
     Args:
         action: (B,) int64 action ids (any value; out-of-window ids are illegal).
-        base, bits: compact legal sets, (B,) each.
+        base: (B,) base action id of each compact legal set.
+        bits: (B,) uint64 set bits of each compact legal set.
     """
     # An offset outside 0..63 wraps to a shift of 64 or more, which numpy maps to 0.
     off = np.asarray(action, np.int64) - base
