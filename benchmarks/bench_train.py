@@ -39,8 +39,8 @@ def sb3_rate(variant: str, hidden: str, seconds: float, threads: int) -> float:
 
     from agents.sb3_policy import SB3Policy
     from euchre_env.rules import make_rules
-    from training.common import OpponentPool
     from training.envs import make_train_env
+    from training.pool import OpponentPool
     from training.train import build_model, parse_args
 
     torch.set_num_threads(threads)

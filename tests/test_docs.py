@@ -40,7 +40,9 @@ INTERNAL = {
     "agents.heuristic_play",
     "training",  # a namespace for the modules below; no docstring of its own
     "training.cli",  # the `euchre` command (its --help is the reference)
-    "training.common",
+    "training.imitation",  # the SB3 route's warm start (training.train documents --imitate)
+    "training.pool",  # --opponents (both trainers document it)
+    "training.sb3_files",  # the SB3 route's run files
     "training.envs",
     "training.options",
     "training.play",

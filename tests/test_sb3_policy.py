@@ -15,7 +15,7 @@ from agents.sb3_policy import MODELS_DIR, SB3Policy, rules_metadata
 from euchre_env import engine, make_rules
 from euchre_env.encoding import encode, obs_layout
 from euchre_env.sb3_vec_env import EuchreSB3VecEnv
-from training.common import export_model
+from training.sb3_files import export_model
 
 VARIANTS = ["four_handed", "five_handed"]
 torch.set_num_threads(1)  # small batches: extra threads only contend on a shared machine

@@ -210,7 +210,7 @@ def test_play_five_handed_bots_only() -> None:
 def test_opponent_pool_seats_and_snapshots() -> None:
     """Four-handed: the partner is always the learner's policy; five-handed: 1-4 seats get the draw."""
     from agents.random_agent import RandomAgent
-    from training.common import OpponentPool, parse_pool
+    from training.pool import OpponentPool, parse_pool
 
     for variant in ("four_handed", "five_handed"):
         rules = make_rules(variant)
@@ -258,7 +258,7 @@ def test_rollout_action_values_match_the_teachers_own_returns() -> None:
     own action is worth what the teacher's hand returned (it is deterministic: the rollout replays it)."""
     from agents import make_agent
     from euchre_env.actions import Phase
-    from training.common import imitation_data, keep_q_phases, parse_phases, pretrain, q_targets
+    from training.imitation import imitation_data, keep_q_phases, parse_phases, pretrain, q_targets
 
     rules = make_rules("five_handed")
     phases = parse_phases("bid_upcard, call")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -40,12 +41,23 @@ import numpy as np
 
 from euchre_env import engine
 from euchre_env.encoding import encode
+from euchre_env.records import HandRecorder, save_records
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
 from euchre_env.types import Policy
 from training.eval_report import ROLES, AgentReport, EvalResult, Matchup, Stat, mean_ci
 
-__all__ = ["ROLES", "EvalResult", "Matchup", "Stat", "evaluate", "main", "play_tables", "seat_patterns"]
+__all__ = [
+    "ROLES",
+    "EvalResult",
+    "Matchup",
+    "Stat",
+    "evaluate",
+    "evaluate_model",
+    "main",
+    "play_tables",
+    "seat_patterns",
+]
 
 
 def seat_patterns(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -180,15 +192,22 @@ def _run_matchup(
     rng: np.random.Generator,
     batch_size: int,
     bar: object | None,
+    records: Path | None = None,
 ) -> tuple[Matchup, np.ndarray]:
-    """One duplicate match of two agents. Returns the matchup and per-deal scores (2, N)."""
+    """One duplicate match of two agents. Returns the matchup and per-deal scores (2, N).
+
+    ``records``: a JSON Lines file to which every hand played is appended as a hand record.
+    """
     slots, focal = seat_patterns(rules)
     r = slots.shape[0]
     per_chunk = max(1, batch_size // r)
     points, roles = [], []
     for part in _chunks(deal_seeds.size, per_chunk):
         seeds = np.repeat(deal_seeds[part], r)
-        s = play_tables(rules, seeds, np.tile(slots, (seeds.size // r, 1)), policies, rng, names)
+        table_slots = np.tile(slots, (seeds.size // r, 1))
+        rec = _recorder(records, rules, table_slots, names)
+        s = play_tables(rules, seeds, table_slots, policies, rng, names, observer=rec)
+        _save_records(records, rec, s)
         points.append(s.last_points.reshape(-1, r, rules.num_players).astype(np.float64))
         roles.append(seat_roles(s, rules).reshape(-1, r, rules.num_players))
         if bar is not None:
@@ -196,7 +215,9 @@ def _run_matchup(
     pts, rls = np.concatenate(points), np.concatenate(roles)  # (N, R, P)
     weights = [(slots == k) & focal for k in (0, 1)]  # (R, P) each
     scores = np.stack([(pts * w).sum(axis=(1, 2)) / w.sum() for w in weights])  # (2, N)
-    wins, hands = _run_games(rules, policies, names, game_seeds, slots, weights, rng, batch_size, bar)
+    wins, hands = _run_games(
+        rules, policies, names, game_seeds, slots, weights, rng, batch_size, bar, records
+    )
     reports = [
         AgentReport.build(names[k], scores[k], pts, rls, weights[k], None if wins is None else wins[k])
         for k in (0, 1)
@@ -214,6 +235,7 @@ def _run_games(
     rng: np.random.Generator,
     batch_size: int,
     bar: object | None,
+    records: Path | None = None,
 ) -> tuple[np.ndarray | None, float | None]:
     """Games to ``points_to_win``: per-game win share of each slot (2, G) and mean hands per game."""
     if not game_seeds.size:
@@ -223,7 +245,10 @@ def _run_games(
     won, hands = [], []
     for part in _chunks(game_seeds.size, max(1, batch_size // r)):
         seeds = np.repeat(game_seeds[part], r)
-        s = play_tables(game_rules, seeds, np.tile(slots, (seeds.size // r, 1)), policies, rng, names)
+        table_slots = np.tile(slots, (seeds.size // r, 1))
+        rec = _recorder(records, game_rules, table_slots, names)
+        s = play_tables(game_rules, seeds, table_slots, policies, rng, names, observer=rec)
+        _save_records(records, rec, s)
         bits = (s.winners[:, None].astype(np.int64) >> np.arange(p)) & 1
         won.append(bits.reshape(-1, r, p).astype(np.float64))
         hands.append(s.hand_no.astype(np.float64) + 1)
@@ -244,6 +269,7 @@ def evaluate(
     num_games: int = 0,
     batch_size: int = 4096,
     progress: bool = False,
+    records: str | Path | None = None,
 ) -> EvalResult:
     """Duplicate-deal evaluation of two or more agents (every pair plays a match).
 
@@ -255,6 +281,9 @@ def evaluate(
         num_games: games to ``points_to_win`` per match (0 skips the game run, else at least 2).
         batch_size: tables played at once.
         progress: show a tqdm progress bar.
+        records: a folder (made if need be) to write every hand played as hand records
+            (:mod:`euchre_env.records`): one JSON Lines file per match, ``<k>-<agent>-vs-<agent>.jsonl``
+            (its deals first, then its games' hands), replaced if present.
 
     Returns:
         An ``EvalResult`` (``to_json``, ``to_markdown``, ``save``).
@@ -287,11 +316,12 @@ def evaluate(
     start = time.perf_counter()
     names = list(policies)
     matchups, per_deal = [], {n: [] for n in names}
-    for i, j in pairs:
+    for k, (i, j) in enumerate(pairs):
         rng = np.random.default_rng(agent_ss[i * len(policies) + j])
         pols = [policies[names[i]], policies[names[j]]]
+        path = None if records is None else _records_file(Path(records), k, names[i], names[j])
         m, scores = _run_matchup(
-            rules, pols, [names[i], names[j]], deal_seeds, game_seeds, rng, batch_size, bar
+            rules, pols, [names[i], names[j]], deal_seeds, game_seeds, rng, batch_size, bar, path
         )
         matchups.append(m)
         per_deal[names[i]].append(scores[0])
@@ -303,6 +333,44 @@ def evaluate(
         rules=rules, agents=names, num_deals=int(num_deals), num_games=int(num_games), seed=int(seed),
         rotations=rotations, matchups=matchups, overall=overall, seconds=time.perf_counter() - start,
     )  # fmt: skip
+
+
+def evaluate_model(
+    agent: Policy, rules: RulesConfig, baselines: dict[str, Policy], num_deals: int, seed: int
+) -> dict[str, dict[str, float]]:
+    """Duplicate-deal match of ``agent`` against each baseline.
+
+    Returns:
+        ``{baseline: {"advantage", "ci95", "points"}}``: the agent's points per
+        hand minus the baseline's (with the 95% half-width), and its own points per hand.
+    """
+    out = {}
+    for name, baseline in baselines.items():
+        result = evaluate({"model": agent, name: baseline}, rules, num_deals, seed)
+        adv = result.matchups[0].advantage
+        out[name] = {"advantage": adv.mean, "ci95": adv.ci95, "points": result.overall["model"].mean}
+    return out
+
+
+def _records_file(folder: Path, k: int, a: str, b: str) -> Path:
+    """The (new, empty) records file of match ``k`` between agents ``a`` and ``b``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    safe = lambda name: re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60]
+    path = folder / f"{k}-{safe(a)}-vs-{safe(b)}.jsonl"
+    path.write_text("", encoding="utf-8")
+    return path
+
+
+def _recorder(
+    path: Path | None, rules: RulesConfig, slots: np.ndarray, names: Sequence[str]
+) -> HandRecorder | None:
+    """A hand recorder for tables seated by ``slots`` (N, P) when records go to ``path``."""
+    return None if path is None else HandRecorder(rules, agents=[[names[k] for k in row] for row in slots])
+
+
+def _save_records(path: Path | None, recorder: HandRecorder | None, s: State) -> None:
+    if path is not None and recorder is not None:
+        save_records(path, recorder.finish(s), append=True)
 
 
 def _resolve_agents(agents: Mapping[str, Policy | str], rules: RulesConfig) -> dict[str, Policy]:
@@ -352,6 +420,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--overwrite", action="store_true", help="replace the reports already in --out")
     parser.add_argument("--no-plot", action="store_true", help="skip the plot")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no printed report")
+    parser.add_argument("--records", default=None, metavar="DIR",
+                        help="also write every hand played as hand records (euchre_env.records), one JSON Lines "
+                        "file per match in DIR; replay them with euchre serve")  # fmt: skip
     args = parser.parse_args(argv)
     if len(args.agents) < 2 or len(set(args.agents)) != len(args.agents):
         parser.error(f"--agents needs at least two different agent names, got {args.agents}")
@@ -371,6 +442,14 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     taken = [n for n in ("eval.json", "eval.md", "eval.png") if (out / n).exists()]
     if taken and not args.overwrite:
         parser.error(f"--out {args.out!r} already holds {', '.join(taken)}: pass --overwrite to replace them")
+    if args.records is not None:
+        folder = Path(args.records)
+        if folder.exists() and not folder.is_dir():
+            parser.error(f"--records {args.records!r} is a file, not a folder")
+        if folder.is_dir() and any(folder.glob("*.jsonl")) and not args.overwrite:
+            parser.error(
+                f"--records {args.records!r} already holds records: pass --overwrite to replace them"
+            )
     return args
 
 
@@ -387,7 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"euchre eval: error: {err}", file=sys.stderr)
         return 2
     result = evaluate(agents, rules, args.deals, args.seed, num_games=args.games,
-                      batch_size=args.batch_size, progress=not args.quiet)  # fmt: skip
+                      batch_size=args.batch_size, progress=not args.quiet, records=args.records)  # fmt: skip
     paths = result.save(Path(args.out), plot=not args.no_plot)
     if not args.quiet:
         print(result.to_markdown())

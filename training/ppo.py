@@ -211,7 +211,7 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--eval-deals must be at least 2, got {args.eval_deals}")
     layer_sizes(args.hidden, "--hidden")
     layer_sizes(args.critic_hidden, "--critic-hidden")
-    from training.common import parse_pool
+    from training.pool import parse_pool
 
     parse_pool(args.opponents)
     if not (args.device == "cpu" or args.device.startswith("cuda")):
@@ -465,7 +465,7 @@ def imitate(net: Any, args: Args, rules: RulesConfig, device: Any) -> dict[str, 
 def evaluate_now(agent: Any, rules: RulesConfig, args: Args, search: Any) -> dict[str, dict[str, float]]:
     """Periodic duplicate evaluation against the heuristic (and the search agent when asked)."""
     from agents import make_agent
-    from training.common import evaluate_model
+    from training.evaluate import evaluate_model
 
     scores = evaluate_model(agent, rules, {"heuristic": make_agent("heuristic", rules)}, args.eval_deals,
                             seed=args.seed + 10_000)  # fmt: skip
@@ -491,7 +491,7 @@ class Trainer:
 
         from agents import make_agent
         from agents.neural import NeuralAgent, prior_agent
-        from training.common import parse_pool
+        from training.pool import parse_pool
 
         torch.set_num_threads(args.threads)
         torch.manual_seed(args.seed)

@@ -7,7 +7,7 @@ command-line option (``--help`` lists them). The learner plays one seat
 ``DummyVecEnv`` of the Gymnasium ``EuchreEnv`` instead, see
 :mod:`training.envs`); its own current policy
 plays its partner, and before every rollout the opponents are drawn again
-from a pool (:class:`training.common.OpponentPool`): the current policy
+from a pool (:class:`training.pool.OpponentPool`): the current policy
 (self-play), frozen snapshots of it (one is added each time the periodic
 evaluation improves), and the ``heuristic``/``random``/``search`` agents.
 ``--self-play`` keeps only the current policy and its snapshots.
@@ -207,7 +207,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
         parser.error(str(err))
     try:
         from agents import make_agent
-        from training.common import parse_phases
+        from training.imitation import parse_phases
 
         pool_weights(args)
         hidden_sizes(args)
@@ -242,7 +242,7 @@ def hidden_sizes(args: Args, option: str = "net_arch") -> list[int]:
 
 def pool_weights(args: Args) -> dict[str, float]:
     """The opponent pool's weights (``--self-play`` means ``self=1,snapshots=1``)."""
-    from training.common import parse_pool
+    from training.pool import parse_pool
 
     return parse_pool("self=1,snapshots=1" if args.self_play else args.opponents)
 
@@ -275,7 +275,7 @@ def make_callback(args: Args, rules: Any, env: Any, pool: Any, run_dir: Path, st
 
     from agents import make_agent
     from agents.sb3_policy import SB3Policy
-    from training.common import evaluate_model
+    from training.evaluate import evaluate_model
 
     baselines = {"heuristic": make_agent("heuristic", rules), "random": make_agent("random", rules)}
 
@@ -413,25 +413,25 @@ def init_weights(model: Any, path: str, rules: Any) -> None:
 def warm_start(args: Args, rules: Any, model: Any) -> None:
     """Behaviour cloning of ``args.imitate`` (all seats, ``args.imitate_hands`` hands) into the policy and critic."""
     from agents import make_agent
-    from training import common
+    from training import imitation
 
     teacher = make_agent(args.imitate, rules)
-    phases = common.parse_phases(args.imitate_rollouts)
+    phases = imitation.parse_phases(args.imitate_rollouts)
     cache = Path(args.imitate_cache) if args.imitate_cache else None
     if cache is not None and cache.is_file():
         with np.load(cache) as saved:
             data = {k: saved[k] for k in saved.files}
         print(f"loaded the cloning data from {cache}")
     else:
-        data = common.imitation_data(rules, teacher, args.imitate_hands, args.seed, args.zero_sum, phases)
+        data = imitation.imitation_data(rules, teacher, args.imitate_hands, args.seed, args.zero_sum, phases)
         if cache is not None:
             cache.parent.mkdir(parents=True, exist_ok=True)
             tmp = cache.with_name(cache.name + ".tmp")
             with tmp.open("wb") as f:  # a temporary file, then a rename: never half a cache under `cache`
                 np.savez(f, **data)
             tmp.replace(cache)
-    data = common.keep_q_phases(data, phases, rules)  # a cache may hold values of more phases
-    stats = common.pretrain(
+    data = imitation.keep_q_phases(data, phases, rules)  # a cache may hold values of more phases
+    stats = imitation.pretrain(
         model.policy, data, args.imitate_epochs, args.batch_size, args.imitate_lr, args.seed,
         anneal=args.imitate_anneal, q_coef=args.imitate_q_coef, q_reward=args.imitate_q_reward,
         q_margin=args.imitate_q_margin, num_players=rules.num_players,
@@ -450,23 +450,24 @@ def train(args: Args) -> Path:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents.sb3_policy import SB3Policy
-    from training import common
+    from training import sb3_files
     from training.evaluate import evaluate
+    from training.pool import OpponentPool
 
-    common.set_threads(args.threads)
+    sb3_files.set_threads(args.threads)
     rules = make_rules(args.variant)
-    run_dir = common.run_folder(args.out, args.runs_dir, args.variant, args.exp_name, args.seed)
+    run_dir = sb3_files.run_folder(args.out, args.runs_dir, args.variant, args.exp_name, args.seed)
     write_json(run_dir / "args.json", dataclasses.asdict(args))
     weights = pool_weights(args)
     env = make_train_env(args.env, args.num_envs, args.variant, args.zero_sum, args.seed)
     model = build_model(args, VecMonitor(env))
-    model.set_logger(Logger(str(run_dir / "tb"), [common.RenamedOutput(run_dir / "tb")]))
+    model.set_logger(Logger(str(run_dir / "tb"), [sb3_files.RenamedOutput(run_dir / "tb")]))
     if args.init_model:
         init_weights(model, args.init_model, rules)
     if args.imitate:
         warm_start(args, rules, model)
     live = SB3Policy(model.policy, rules, deterministic=False, name="self")
-    pool = common.OpponentPool(
+    pool = OpponentPool(
         weights, rules, live, args.max_snapshots, np.random.default_rng(args.seed), args.opponent_seats
     )
     start = time.time()
@@ -477,7 +478,7 @@ def train(args: Args) -> Path:
         model.logger.close()
         history = callback.history
         write_json(run_dir / "eval_history.json", {"history": history, "train_curve": callback.train_curve})
-        tmp = common.plot_learning_curve(history, callback.train_curve, run_dir / "learning_curve.tmp.png")
+        tmp = sb3_files.plot_learning_curve(history, callback.train_curve, run_dir / "learning_curve.tmp.png")
         tmp.replace(run_dir / "learning_curve.png")
     if stop.set:
         print(f"stopped early after {model.num_timesteps} timesteps (Ctrl-C); saved the model in {run_dir}")
