@@ -28,11 +28,16 @@ be scripted::
     euchre play --variant four_handed --seat 0 --bots heuristic
     yes 1 | euchre play --hands 2          # always the first legal move
     euchre play --variant five_handed --seat -1 --game    # watch the bots play a game
+    euchre play --hands 3 --record hands.jsonl           # keep the hands (euchre_env.records)
+
+``--record FILE`` writes every hand finished as a hand record (JSON Lines,
+one record per line), which ``euchre serve`` replays step by step.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -42,6 +47,7 @@ import numpy as np
 from euchre_env import actions, cards
 from euchre_env.actions import Phase
 from euchre_env.aec_env import raw_env
+from euchre_env.records import HandRecorder, save_records
 from euchre_env.render import TableView, agent_name, table_view
 from euchre_env.rules import NUM_TRICKS, PRESETS, RulesConfig
 from euchre_env.state import State
@@ -494,6 +500,7 @@ def play(
     inp: TextIO,
     out: TextIO,
     symbols: bool = True,
+    recorder: HandRecorder | None = None,
 ) -> list[float] | None:
     """Play ``hands`` episodes, telling them on ``out``; returns each seat's total reward, or None if the
     input ended early.
@@ -506,6 +513,7 @@ def play(
         seed: seed of the first deal (and of the bots' randomness).
         inp, out: the terminal.
         symbols: print suits as ♣♦♥♠ (else letters).
+        recorder: records every hand finished (``recorder.records``).
     """
     rng = np.random.default_rng(seed)
     narrator = Narrator(env.rules, human, symbols)
@@ -533,8 +541,12 @@ def play(
             else:
                 mask = obs["action_mask"].astype(bool)[None]
                 action = int(bots[seat].act(obs["observation"][None], mask, rng)[0])
+            if recorder is not None:
+                recorder(before, np.array([action], np.int64))
             env.step(action)
             _say(out, narrator.after_step(before, seat, action, env.engine_state))
+        if recorder is not None:
+            recorder.finish(env.engine_state)
     out.write(f"\ntotal rewards: {', '.join(f'player_{i} {r:g}' for i, r in enumerate(totals))}\n")
     return totals
 
@@ -554,6 +566,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--game", action="store_true", help="play whole games to --points-to-win")
     parser.add_argument("--points-to-win", type=int, default=None, help="game target (default: the preset's)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the bots")
+    parser.add_argument("--record", default=None, metavar="FILE",
+                        help="write the hands played to FILE as hand records (JSON Lines; euchre serve "
+                        "replays them)")  # fmt: skip
     parser.add_argument("--ascii", action="store_true",
                         help="write suits as letters (9H) instead of symbols (9♥); automatic when the "
                         "terminal cannot print the symbols")  # fmt: skip
@@ -593,7 +608,14 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
         raise SystemExit(f"euchre play: --hands must be at least 1, got {args.hands}")
     out = out or sys.stdout
     symbols = not args.ascii and can_print(out, cards.SUIT_SYMBOLS)
-    result = play(env, human, bots, args.hands, args.seed, inp or sys.stdin, out, symbols)
+    if args.record and not os.path.isdir(os.path.dirname(os.path.abspath(args.record))):
+        raise SystemExit(f"euchre play: --record {args.record!r}: its folder does not exist")
+    agents = ["human" if x == human else names[others.index(x)] for x in range(p)]
+    recorder = HandRecorder(env.rules, agents=agents) if args.record else None
+    result = play(env, human, bots, args.hands, args.seed, inp or sys.stdin, out, symbols, recorder)
+    if recorder is not None:
+        save_records(args.record, recorder.records)
+        out.write(f"wrote {len(recorder.records)} hand record(s) to {args.record}\n")
     return 0 if result is not None else 1
 
 
