@@ -394,3 +394,27 @@ def test_agents_choose_one_torch_thread_only_when_nobody_chose() -> None:
         assert import_torch().get_num_threads() == 2, "a count set before is kept"
     finally:
         torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("variant", ["four_handed", "five_handed"])
+def test_record_video_writes_a_playable_video_of_whole_hands(variant: str, tmp_path: Path) -> None:
+    """Gymnasium's RecordVideo (moviepy) records every episode of the rgb_array env as an mp4 whose frames are
+    the env's pictures."""
+    from gymnasium.wrappers import RecordVideo
+    from moviepy import VideoFileClip
+
+    env = RecordVideo(gymnasium.make(GYM_IDS[variant], render_mode="rgb_array"), str(tmp_path),
+                      episode_trigger=lambda episode: True, disable_logger=True)  # fmt: skip
+    for episode in range(2):
+        _, info = env.reset(seed=episode)
+        done, steps = False, 0
+        while not done:
+            _, _, terminated, truncated, info = env.step(env.action_space.sample(info["action_mask"]))
+            done, steps = terminated or truncated, steps + 1
+    env.close()
+    videos = sorted(tmp_path.glob("*.mp4"))
+    assert len(videos) == 2, f"one video per episode, got {[v.name for v in videos]}"
+    with VideoFileClip(str(videos[-1])) as clip:
+        frame = clip.get_frame(0)
+        assert frame.shape == FRAME_SHAPE and clip.duration > 0
+        assert clip.n_frames == steps + 1 or abs(clip.duration * clip.fps - (steps + 1)) <= 1
