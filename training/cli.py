@@ -1,4 +1,4 @@
-"""The ``euchre`` command line: ``euchre bench | eval | train | play | dataset | partner-bench``.
+"""The ``euchre`` command line: ``euchre bench | eval | train | play | serve | dataset | partner-bench``.
 
 It lives in ``training`` (the top of ``euchre_env <- agents <- training``)
 because ``eval``, ``train`` and ``play`` need agents; each subcommand hands
@@ -18,6 +18,7 @@ COMMANDS = {
         "train an agent: batched self-play PPO (--algo ppo, default) or MaskablePPO (--algo sb3)",
     ),
     "play": ("training.play", "play a hand or a game in the terminal against bots"),
+    "serve": ("training.serve", "play in the browser against bots; replay hand records"),
     "dataset": (
         "training.dataset",
         "write labelled five-handed hands for hidden-partner inference (Parquet)",
