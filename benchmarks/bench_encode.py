@@ -21,9 +21,9 @@ import numpy as np
 from euchre_env import cards
 from euchre_env.actions import Phase
 from euchre_env.encoding import CARD_SLOTS, encode, obs_layout, score_thresholds
+from euchre_env.envs.vector_env import EuchreVectorEnv
 from euchre_env.rules import NUM_TRICKS, RulesConfig
 from euchre_env.state import State
-from euchre_env.vector_env import EuchreVectorEnv
 
 # --- the encoder before the lookup-table rewrite (commit 375cefd), kept only for comparison ---
 _BIT_OR_NONE = np.concatenate([cards.CARD_BIT, np.zeros(1, np.uint32)])

@@ -21,8 +21,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from euchre_env import engine, learner_tables, policies
-from euchre_env.vector_env import EuchreVectorEnv
+from euchre_env import engine, policies
+from euchre_env.envs import learner_tables
+from euchre_env.envs.vector_env import EuchreVectorEnv
 
 ENGINE_TIME: dict[str, float] = defaultdict(float)
 

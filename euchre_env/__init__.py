@@ -6,7 +6,7 @@ Environments (every one a thin adapter over the one engine):
   ``env(variant)``, ``pettingzoo.make("aec", "euchre_env/euchre_v0")``;
 * Gymnasium: ``EuchreEnv``, ``gymnasium.make("euchre_env/Euchre-v0")``;
   ``EuchreVectorEnv``, ``gymnasium.make_vec(...)``; for stable-baselines3
-  ``euchre_env.sb3_vec_env.EuchreSB3VecEnv``.
+  ``euchre_env.envs.sb3_vec_env.EuchreSB3VecEnv``.
 
 Conventions shared by all of them:
 
@@ -36,16 +36,17 @@ __all__ = ["PRESETS", "RulesConfig", "State", "actions", "cards", "make_rules"]
 # PettingZoo AEC environments: env(variant) / raw_env(variant), and one versioned module per game
 # as PettingZoo's classic games (``from euchre_env import euchre_v0``); importing pz_registry
 # registers their PettingZoo ids.
-from euchre_env import euchre_five_handed_v0, euchre_v0, pz_registry
-from euchre_env.aec_env import env, raw_env
+from euchre_env import euchre_five_handed_v0, euchre_v0
+from euchre_env.envs import pz_registry
+from euchre_env.envs.aec_env import env, raw_env
 
 __all__ += ["env", "euchre_five_handed_v0", "euchre_v0", "pz_registry", "raw_env"]
 
-# Single-agent Gymnasium env, batched vector env, Gymnasium ids (EuchreSB3VecEnv: euchre_env.sb3_vec_env).
-from euchre_env.gym_env import EuchreEnv
+# Single-agent Gymnasium env, batched vector env, Gymnasium ids (EuchreSB3VecEnv: euchre_env.envs.sb3_vec_env).
+from euchre_env.envs.gym_env import EuchreEnv
+from euchre_env.envs.registration import register_envs
+from euchre_env.envs.vector_env import EuchreVectorEnv
 from euchre_env.policies import RandomPolicy
-from euchre_env.registration import register_envs
-from euchre_env.vector_env import EuchreVectorEnv
 
 __all__ += ["EuchreEnv", "EuchreVectorEnv", "RandomPolicy", "register_envs"]
 register_envs()

@@ -145,8 +145,8 @@ def openspiel_decisions_per_hand(hands: int = 2000) -> float:
 
 def aec_loop(variant: str, wrapped: bool) -> Callable[[float], tuple[int, float]]:
     """The PettingZoo AEC loop: ``agent_iter``, ``last``, a random legal action from the mask, ``step``."""
-    from euchre_env.aec_env import env as make_env
-    from euchre_env.aec_env import raw_env
+    from euchre_env.envs.aec_env import env as make_env
+    from euchre_env.envs.aec_env import raw_env
 
     env = make_env(variant) if wrapped else raw_env(variant)
     rng = np.random.default_rng(0)
@@ -177,7 +177,7 @@ def gym_env_loop(variant: str) -> Callable[[float], tuple[int, float]]:
     The learner takes a random legal action from ``info["action_mask"]``; each
     step returns a float32 observation ``(D,)``.
     """
-    from euchre_env.gym_env import EuchreEnv
+    from euchre_env.envs.gym_env import EuchreEnv
 
     env = EuchreEnv(variant)
     _, info = env.reset(seed=0)
@@ -205,7 +205,7 @@ def vector_env_loop(variant: str, num_envs: int) -> Callable[[float], tuple[int,
     the learner's actions, drawn by ``action_space.sample()`` (a random legal
     action per table), are timed too.
     """
-    from euchre_env.vector_env import EuchreVectorEnv
+    from euchre_env.envs.vector_env import EuchreVectorEnv
 
     env = EuchreVectorEnv(num_envs, variant)
     env.reset(seed=0)

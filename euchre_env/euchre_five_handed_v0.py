@@ -14,11 +14,11 @@
             action = env.action_space(agent).sample(observation["action_mask"])
         env.step(action)
 
-``env(**kwargs)`` and ``raw_env(**kwargs)`` are :func:`euchre_env.aec_env.env`
-and :class:`euchre_env.aec_env.raw_env` with ``variant="five_handed"``; every
+``env(**kwargs)`` and ``raw_env(**kwargs)`` are :func:`euchre_env.envs.aec_env.env`
+and :class:`euchre_env.envs.aec_env.raw_env` with ``variant="five_handed"``; every
 other argument (``render_mode``, ``zero_sum``, ``stick_the_dealer``,
 ``defend_alone``, ``points_to_win``, ``episode``) is theirs, and
-:mod:`euchre_env.aec_env`'s docstring is the full specification. The
+:mod:`euchre_env.envs.aec_env`'s docstring is the full specification. The
 four-handed game is :mod:`euchre_env.euchre_v0`. There is no
 ``parallel_env``: Euchre is turn-based. ``v0`` changes when a change to the
 environment could change learning results.
@@ -31,9 +31,9 @@ from typing import Any
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from euchre_env import aec_env
 from euchre_env.actions import NUM_ACTIONS
-from euchre_env.aec_wrappers import wrap_classic
+from euchre_env.envs import aec_env
+from euchre_env.envs.aec_wrappers import wrap_classic
 
 __all__ = ["VARIANT", "env", "raw_env"]
 
@@ -46,7 +46,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(aec_env.raw_env):
-    """:class:`euchre_env.aec_env.raw_env` of five-handed Euchre (keyword arguments only)."""
+    """:class:`euchre_env.envs.aec_env.raw_env` of five-handed Euchre (keyword arguments only)."""
 
     def __init__(self, **kwargs: Any) -> None:
         if "variant" in kwargs:

@@ -11,7 +11,7 @@ over the engine's compact legal sets (``engine.legal_bits``: action
 ``u`` in ``[0, 1)`` per decision. The batched environments then skip encoding
 observations and expanding masks for it, and draw ``u`` per table from a
 counter-based hash, so a table plays exactly the same whichever batch it sits
-in (see :mod:`euchre_env.learner_tables`). :class:`RandomPolicy` has both.
+in (see :mod:`euchre_env.envs.learner_tables`). :class:`RandomPolicy` has both.
 
 Seats in the ``opponents`` argument are *relative to the learner*: relative
 seat ``r`` (``1 .. P-1``) sits ``r`` places to the learner's left, so in the

@@ -1,7 +1,7 @@
 """Write the generated documentation page ``docs/observations.md`` from the code.
 
 The observation index tables come from ``euchre_env.encoding.obs_layout(rules).table()`` and the
-action table from ``euchre_env.aec_env.action_table()``, so the page cannot drift from the encoder:
+action table from ``euchre_env.envs.aec_env.action_table()``, so the page cannot drift from the encoder:
 ``tests/test_docs.py`` fails when the committed page differs from what this script writes.
 
     python scripts/gen_docs.py           # rewrite docs/observations.md
@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from euchre_env import make_rules
-from euchre_env.aec_env import action_table
 from euchre_env.encoding import CARD_SLOTS, MAX_SCORE_BINS, obs_layout
+from euchre_env.envs.aec_env import action_table
 from euchre_env.global_state import state_size
 
 ROOT = Path(__file__).resolve().parents[1]

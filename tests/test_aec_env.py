@@ -13,11 +13,12 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import euchre_env
-from euchre_env import actions, aec_env, engine
+from euchre_env import actions, engine
 from euchre_env.actions import Phase
-from euchre_env.aec_env import env, raw_env
 from euchre_env.encoding import encode, obs_layout
 from euchre_env.engine import IllegalActionError
+from euchre_env.envs import aec_env
+from euchre_env.envs.aec_env import env, raw_env
 from euchre_env.rules import make_rules
 
 EPISODES = [{}, {"episode": "game", "points_to_win": 3}]
@@ -479,7 +480,7 @@ def test_raw_env_pickles() -> None:
 def test_docstring_has_current_tables() -> None:
     """The module docstring shows the current observation tables, sizes and action table verbatim."""
     doc = aec_env.__doc__ or ""
-    hint = "regenerate the tables in euchre_env/aec_env.py's docstring"
+    hint = "regenerate the tables in euchre_env/envs/aec_env.py's docstring"
     for variant in ("four_handed", "five_handed"):
         lay = obs_layout(make_rules(variant))
         assert lay.table() in doc, f"{variant} observation table out of date: {hint}"

@@ -10,7 +10,7 @@ import pytest
 
 from agents.beliefs import HeuristicModel, LogitModel, PolicyBelief, UniformModel
 from agents.neural import NeuralAgent
-from euchre_env import aec_env, cards, engine, make_rules
+from euchre_env import cards, engine, make_rules
 from euchre_env.actions import Phase
 from euchre_env.beliefs import (
     PRIVATE_PIECES,
@@ -23,10 +23,11 @@ from euchre_env.beliefs import (
     view_observations,
 )
 from euchre_env.encoding import encode, obs_layout
+from euchre_env.envs import aec_env
+from euchre_env.envs.vector_env import EuchreVectorEnv
 from euchre_env.infoset import history_action, rewind_to_deal
 from euchre_env.rules import HAND_SIZE, NUM_TRICKS, RulesConfig
 from euchre_env.state import State
-from euchre_env.vector_env import EuchreVectorEnv
 
 RULES = make_rules("five_handed")
 P = RULES.num_players

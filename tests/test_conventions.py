@@ -21,12 +21,12 @@ from pettingzoo.test import api_test, render_test, seed_test
 import euchre_env
 from euchre_env import actions, engine, euchre_five_handed_v0, euchre_v0
 from euchre_env.actions import NUM_ACTIONS, Phase
-from euchre_env.aec_env import raw_env
+from euchre_env.envs.aec_env import raw_env
+from euchre_env.envs.gym_env import EuchreEnv
+from euchre_env.envs.vector_env import EuchreVectorEnv
 from euchre_env.global_state import encode_state, state_size
-from euchre_env.gym_env import EuchreEnv
 from euchre_env.render_image import FRAME_SHAPE, to_rgb
 from euchre_env.rules import make_rules
-from euchre_env.vector_env import EuchreVectorEnv
 
 GYM_IDS = {"four_handed": "euchre_env/Euchre-v0", "five_handed": "euchre_env/EuchreFiveHanded-v0"}
 PZ_IDS = {"four_handed": "euchre_env/euchre_v0", "five_handed": "euchre_env/euchre_five_handed_v0"}
@@ -141,7 +141,7 @@ def test_every_env_hands_out_int8_masks_that_sample_legal_actions(variant: str) 
         _, _, _, _, info = venv.step(acts)
         assert not info["illegal_action"].any(), "a legal action was taken as illegal"
 
-    from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+    from euchre_env.envs.sb3_vec_env import EuchreSB3VecEnv
 
     sb3 = EuchreSB3VecEnv(4, variant, seed=6)  # raises on an illegal action
     sb3.reset()
@@ -158,7 +158,7 @@ def test_maskable_ppo_and_the_agents_take_int8_masks() -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks
 
     from agents import make_agent
-    from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+    from euchre_env.envs.sb3_vec_env import EuchreSB3VecEnv
 
     venv = EuchreSB3VecEnv(2, "five_handed", seed=0)  # raises if MaskablePPO took an illegal action
     model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=16, policy_kwargs={"net_arch": [8]}, seed=0)

@@ -31,10 +31,10 @@ DIRECTIVE = re.compile(r"^::: ([\w.]+)", re.MULTILINE)
 
 # Modules left out of the API reference: implementation details behind a documented module.
 INTERNAL = {
-    "euchre_env.aec_wrappers",  # PettingZoo's classic wrappers, sped up (aec_env.env documents them)
+    "euchre_env.envs.aec_wrappers",  # PettingZoo's classic wrappers, sped up (aec_env.env documents them)
     "euchre_env.bench",  # `euchre bench`
-    "euchre_env.learner_table",  # the core of EuchreEnv
-    "euchre_env.learner_tables",  # the core of EuchreVectorEnv / EuchreSB3VecEnv
+    "euchre_env.envs.learner_table",  # the core of EuchreEnv
+    "euchre_env.envs.learner_tables",  # the core of EuchreVectorEnv / EuchreSB3VecEnv
     "agents.endgame",  # the search agent's exact endgame
     "agents.heuristic_bidding",  # the heuristic's rules, one function each
     "agents.heuristic_play",
@@ -85,9 +85,9 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
             assert "data:image/png;base64" in html, f"{nb.name}: no figure on its page"
     api = (site / "api" / "euchre_env" / "index.html").read_text(encoding="utf-8")
     for name in (
-        "euchre_env.aec_env.raw_env",
-        "euchre_env.gym_env.EuchreEnv",
-        "euchre_env.vector_env.EuchreVectorEnv",
+        "euchre_env.envs.aec_env.raw_env",
+        "euchre_env.envs.gym_env.EuchreEnv",
+        "euchre_env.envs.vector_env.EuchreVectorEnv",
     ):
         assert f'id="{name}"' in api, f"{name} missing from the API reference"
     observations = (site / "observations" / "index.html").read_text(encoding="utf-8")

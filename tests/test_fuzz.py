@@ -24,12 +24,12 @@ import pytest
 from agents import make_agent
 from euchre_env import actions, cards
 from euchre_env import engine as E
-from euchre_env.aec_env import raw_env
-from euchre_env.gym_env import EuchreEnv
+from euchre_env.envs.aec_env import raw_env
+from euchre_env.envs.gym_env import EuchreEnv
+from euchre_env.envs.vector_env import EuchreVectorEnv
 from euchre_env.rules import PRESETS, make_rules
 from euchre_env.state import State
 from euchre_env.validation import find_problem, validate_state
-from euchre_env.vector_env import EuchreVectorEnv
 
 CLEAN = (ValueError, TypeError)  # the documented error types
 

@@ -13,9 +13,9 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 from euchre_env import actions, cards, engine, make_rules
 from euchre_env.encoding import encode, obs_layout
 from euchre_env.engine import IllegalActionError
-from euchre_env.gym_env import EuchreEnv
+from euchre_env.envs.gym_env import EuchreEnv
+from euchre_env.envs.vector_env import EuchreVectorEnv
 from euchre_env.policies import RandomPolicy, normalize_opponents
-from euchre_env.vector_env import EuchreVectorEnv
 
 VARIANTS = ["four_handed", "five_handed"]
 IDS = {"four_handed": "euchre_env/Euchre-v0", "five_handed": "euchre_env/EuchreFiveHanded-v0"}

@@ -38,7 +38,7 @@ from agents.sb3_policy import (
 )
 from euchre_env import engine, make_rules
 from euchre_env.encoding import encode, obs_layout
-from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+from euchre_env.envs.sb3_vec_env import EuchreSB3VecEnv
 
 torch.set_num_threads(1)  # small networks: extra threads only contend on a shared machine
 FINGERPRINTS = Path(__file__).resolve().parent / "data" / "shipped_model_actions.json"

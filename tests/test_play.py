@@ -18,7 +18,7 @@ import pytest
 from agents import make_agent
 from euchre_env import actions, cards
 from euchre_env.actions import Phase
-from euchre_env.aec_env import raw_env
+from euchre_env.envs.aec_env import raw_env
 from euchre_env.state import State
 from training.play import can_print, card_text, main, parse_choice, play
 

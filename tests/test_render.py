@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from euchre_env import actions, cards
-from euchre_env.aec_env import raw_env
 from euchre_env.engine import init_state, is_done, sample_legal, step
+from euchre_env.envs.aec_env import raw_env
 from euchre_env.render import to_ansi
 from euchre_env.rules import PRESETS
 from euchre_env.state import State

@@ -14,7 +14,7 @@ from agents.neural import NeuralAgent
 from agents.sb3_policy import MODELS_DIR, SB3Policy, rules_metadata
 from euchre_env import engine, make_rules
 from euchre_env.encoding import encode, obs_layout
-from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+from euchre_env.envs.sb3_vec_env import EuchreSB3VecEnv
 from training.sb3_files import export_model
 
 VARIANTS = ["four_handed", "five_handed"]

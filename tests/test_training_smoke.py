@@ -246,7 +246,7 @@ def _tiny_model(variant: str) -> object:
     """An untrained MaskablePPO with a one-layer network."""
     from sb3_contrib import MaskablePPO
 
-    from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+    from euchre_env.envs.sb3_vec_env import EuchreSB3VecEnv
 
     return MaskablePPO(
         "MlpPolicy", EuchreSB3VecEnv(2, variant), n_steps=8, batch_size=16, policy_kwargs={"net_arch": [8]}
@@ -311,7 +311,7 @@ def test_init_model_takes_a_zip_or_a_safetensors_actor(tmp_path: Path) -> None:
     (other --net-arch or --activation) is a ValueError saying so."""
     from sb3_contrib import MaskablePPO
 
-    from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+    from euchre_env.envs.sb3_vec_env import EuchreSB3VecEnv
 
     rules = make_rules("four_handed")
     source = MaskablePPO("MlpPolicy", EuchreSB3VecEnv(2, "four_handed"), n_steps=8, batch_size=16, seed=5,

@@ -12,12 +12,12 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from euchre_env import engine
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.engine import IllegalActionError
-from euchre_env.gym_env import EuchreEnv
-from euchre_env.learner_tables import LearnerTables
+from euchre_env.envs.gym_env import EuchreEnv
+from euchre_env.envs.learner_tables import LearnerTables
+from euchre_env.envs.sb3_vec_env import EuchreSB3VecEnv
+from euchre_env.envs.vector_env import EuchreVectorEnv
 from euchre_env.policies import RandomPolicy
 from euchre_env.rules import make_rules
-from euchre_env.sb3_vec_env import EuchreSB3VecEnv
-from euchre_env.vector_env import EuchreVectorEnv
 
 CONFIGS = [
     ("four_handed", {}),

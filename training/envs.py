@@ -1,10 +1,10 @@
 """The training environments of ``euchre train --env``: one VecEnv interface, two cores.
 
-* ``batched`` (default): :class:`~euchre_env.sb3_vec_env.EuchreSB3VecEnv`,
+* ``batched`` (default): :class:`~euchre_env.envs.sb3_vec_env.EuchreSB3VecEnv`,
   ``num_envs`` tables stepped together by the batched engine; opponents act
   in one batched call per policy and round. The fast choice.
 * ``single``: stable-baselines3's ``DummyVecEnv`` of ``num_envs``
-  :class:`~euchre_env.gym_env.EuchreEnv` (the single-agent Gymnasium env, as
+  :class:`~euchre_env.envs.gym_env.EuchreEnv` (the single-agent Gymnasium env, as
   sb3-contrib's MaskablePPO examples use it). Opponents act one decision at a
   time. For checking that a result does not depend on the batched core, and
   as the template for training on the Gymnasium env with other libraries.
@@ -29,7 +29,7 @@ def single_envs(num_envs: int, variant: str, zero_sum: bool, seed: int) -> Any:
     """
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from euchre_env.gym_env import EuchreEnv
+    from euchre_env.envs.gym_env import EuchreEnv
 
     class SingleEnvs(DummyVecEnv):
         def set_opponents(self, opponents: Any) -> None:
@@ -48,7 +48,7 @@ def make_train_env(kind: str, num_envs: int, variant: str, zero_sum: bool, seed:
         ValueError: ``kind`` is not one of ``ENV_KINDS``.
     """
     if kind == "batched":
-        from euchre_env.sb3_vec_env import EuchreSB3VecEnv
+        from euchre_env.envs.sb3_vec_env import EuchreSB3VecEnv
 
         return EuchreSB3VecEnv(num_envs, variant, zero_sum=zero_sum, seed=seed)
     if kind == "single":

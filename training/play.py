@@ -1,6 +1,6 @@
 """Play Euchre in the terminal against bots (``euchre play``, ``python -m training.play``).
 
-You sit at one seat of the PettingZoo environment (:mod:`euchre_env.aec_env`);
+You sit at one seat of the PettingZoo environment (:mod:`euchre_env.envs.aec_env`);
 every other seat is a bot (``heuristic`` by default; any ``agents.make_agent``
 name such as ``random``, ``search``, ``trained`` or ``model:<path>``).
 
@@ -46,7 +46,7 @@ import numpy as np
 
 from euchre_env import actions, cards
 from euchre_env.actions import Phase
-from euchre_env.aec_env import raw_env
+from euchre_env.envs.aec_env import raw_env
 from euchre_env.records import HandRecorder, save_records
 from euchre_env.render import TableView, agent_name, table_view
 from euchre_env.rules import NUM_TRICKS, PRESETS, RulesConfig

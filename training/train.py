@@ -3,7 +3,7 @@
 One file, CleanRL style: every setting is a field of :class:`Args` and a
 command-line option (``--help`` lists them). The learner plays one seat
 (drawn per hand) of ``num_envs`` batched tables
-(:class:`~euchre_env.sb3_vec_env.EuchreSB3VecEnv`; ``--env single`` uses a
+(:class:`~euchre_env.envs.sb3_vec_env.EuchreSB3VecEnv`; ``--env single`` uses a
 ``DummyVecEnv`` of the Gymnasium ``EuchreEnv`` instead, see
 :mod:`training.envs`); its own current policy
 plays its partner, and before every rollout the opponents are drawn again

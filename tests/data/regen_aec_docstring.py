@@ -1,4 +1,4 @@
-"""Rewrite the generated parts of ``euchre_env/aec_env.py``'s docstring in place.
+"""Rewrite the generated parts of ``euchre_env/envs/aec_env.py``'s docstring in place.
 
 Run after changing the observation layout or the action table::
 
@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from euchre_env.aec_env import action_table
 from euchre_env.encoding import obs_layout
+from euchre_env.envs.aec_env import action_table
 from euchre_env.rules import make_rules
 
-PATH = Path(__file__).resolve().parents[2] / "euchre_env" / "aec_env.py"
+PATH = Path(__file__).resolve().parents[2] / "euchre_env" / "envs" / "aec_env.py"
 
 
 def _replace_table(text: str, anchor: str, table: str) -> str:

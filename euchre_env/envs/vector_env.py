@@ -1,8 +1,7 @@
 """``EuchreVectorEnv``: ``B`` Euchre tables as one natively batched Gymnasium ``VectorEnv``.
 
-The SB3 adapter :class:`EuchreSB3VecEnv` lives in :mod:`euchre_env.sb3_vec_env`
-(it imports ``stable_baselines3``, the ``train`` extra); ``from
-euchre_env.vector_env import EuchreSB3VecEnv`` imports it on first use.
+The SB3 adapter over the same core is :class:`euchre_env.envs.sb3_vec_env.EuchreSB3VecEnv`
+(it imports ``stable_baselines3``, the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -19,13 +18,12 @@ from euchre_env import engine
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.engine import sample_bits
-from euchre_env.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
-from euchre_env.learner_tables import LearnerTables, seeds_to_array
+from euchre_env.envs.gym_env import ILLEGAL_ACTION_MODES, ILLEGAL_ACTION_REWARD
+from euchre_env.envs.learner_tables import LearnerTables, check_batch_actions, make_tables, seeds_to_array
 from euchre_env.policies import Opponents
 from euchre_env.render_image import blank_frame, to_rgb
-from euchre_env.rules import make_rules
 
-__all__ = ["EuchreVectorEnv", "LegalMultiDiscrete", "check_batch_actions"]
+__all__ = ["EuchreVectorEnv", "LegalMultiDiscrete"]
 
 
 class LegalMultiDiscrete(spaces.MultiDiscrete):
@@ -62,36 +60,13 @@ class LegalMultiDiscrete(spaces.MultiDiscrete):
         return state
 
 
-def check_batch_actions(actions: Any, num_envs: int) -> np.ndarray:
-    """(B,) int64 from a batch of action ids.
-
-    Raises:
-        ValueError: wrong shape, or not integers (saying which).
-    """
-    a = np.asarray(actions)
-    if a.shape != (num_envs,):
-        raise ValueError(
-            f"actions must have shape ({num_envs},), one action id per table; got shape {a.shape}"
-        )
-    if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
-        raise ValueError(f"actions must be integer action ids, got dtype {a.dtype}")
-    return a.astype(np.int64, copy=False)
-
-
-def make_tables(
-    num_envs: int, variant: str, opponents: Opponents, seat: int | None, zero_sum: bool, settings: dict
-) -> LearnerTables:
-    """The batched core for ``num_envs`` tables of ``make_rules(variant, **settings)``."""
-    return LearnerTables(num_envs, make_rules(variant, **settings), opponents, seat, zero_sum)
-
-
 def info_arrays(tables: LearnerTables, masks: np.ndarray) -> dict[str, np.ndarray]:
     """The vector infos: ``action_mask`` (B, A) plus the hand summary arrays of :meth:`LearnerTables.summary`."""
     return {"action_mask": masks.copy(), **tables.summary()}
 
 
 class EuchreVectorEnv(VectorEnv):
-    """``B`` tables of :class:`~euchre_env.gym_env.EuchreEnv`, batched natively.
+    """``B`` tables of :class:`~euchre_env.envs.gym_env.EuchreEnv`, batched natively.
 
     Every table has one learning seat; observations, rewards, masks and
     opponents' moves are computed for all tables at once (one batched
@@ -123,7 +98,7 @@ class EuchreVectorEnv(VectorEnv):
       (``seed=[s_0, ..., s_{B-1}]`` sets each), so table ``i`` plays exactly as
       ``EuchreEnv`` reset with seed ``s + i`` given the same learner actions,
       whenever the opponents are :class:`RandomPolicy` or deterministic (see
-      :mod:`euchre_env.learner_tables`). ``reset()`` without a seed deals each
+      :mod:`euchre_env.envs.learner_tables`). ``reset()`` without a seed deals each
       table's next episode.
 
     Arguments are those of ``EuchreEnv`` (``variant``, ``opponents``, ``seat``,
@@ -272,12 +247,3 @@ def _deals_option(options: dict[str, Any] | None) -> Any:
     if unknown:
         raise ValueError(f"unknown reset option(s) {unknown}; the only option is 'deals'")
     return options.get("deals")
-
-
-def __getattr__(name: str) -> Any:
-    """Import ``EuchreSB3VecEnv`` lazily: it needs stable-baselines3 (the ``train`` extra)."""
-    if name == "EuchreSB3VecEnv":
-        from euchre_env.sb3_vec_env import EuchreSB3VecEnv
-
-        return EuchreSB3VecEnv
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

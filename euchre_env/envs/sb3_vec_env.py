@@ -1,8 +1,8 @@
 """``EuchreSB3VecEnv``: the batched Euchre tables as a stable-baselines3 ``VecEnv``.
 
 SB3 does not take a Gymnasium ``VectorEnv``, so this adapter drives the same
-core (:class:`~euchre_env.learner_tables.LearnerTables`) as
-:class:`~euchre_env.vector_env.EuchreVectorEnv` with SB3's conventions:
+core (:class:`~euchre_env.envs.learner_tables.LearnerTables`) as
+:class:`~euchre_env.envs.vector_env.EuchreVectorEnv` with SB3's conventions:
 same-step reset, ``infos[i]["terminal_observation"]`` and
 ``env_method("action_masks")`` returning one mask per table, so
 ``sb3_contrib.MaskablePPO`` trains on it directly::
@@ -28,10 +28,9 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvO
 
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
-from euchre_env.learner_tables import LearnerTables, seeds_to_array
+from euchre_env.envs.learner_tables import LearnerTables, check_batch_actions, make_tables, seeds_to_array
 from euchre_env.policies import Opponents
 from euchre_env.render_image import blank_frame, to_rgb
-from euchre_env.vector_env import check_batch_actions, make_tables
 
 __all__ = ["EuchreSB3VecEnv"]
 
@@ -63,7 +62,7 @@ class EuchreSB3VecEnv(VecEnv):
 
     Args:
         num_envs: number of tables ``B``.
-        variant: as in :class:`~euchre_env.gym_env.EuchreEnv`.
+        variant: as in :class:`~euchre_env.envs.gym_env.EuchreEnv`.
         opponents: as in ``EuchreEnv``.
         seat: as in ``EuchreEnv``.
         zero_sum: as in ``EuchreEnv``.

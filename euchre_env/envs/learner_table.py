@@ -1,7 +1,7 @@
 """``LearnerTable``: one table, one learning seat, on the engine's single-table path.
 
-The core of :class:`~euchre_env.gym_env.EuchreEnv`. It is
-:class:`~euchre_env.learner_tables.LearnerTables` for ``B = 1`` on a
+The core of :class:`~euchre_env.envs.gym_env.EuchreEnv`. It is
+:class:`~euchre_env.envs.learner_tables.LearnerTables` for ``B = 1`` on a
 :class:`~euchre_env.engine.single.Table` (Python ints) instead of a batched
 state, which makes a single-agent step several times cheaper. Everything
 follows the batched core exactly (``tests/test_gym_env.py`` checks that a
@@ -25,7 +25,7 @@ from euchre_env import engine
 from euchre_env.actions import NUM_ACTIONS, Phase, describe
 from euchre_env.engine import IllegalActionError
 from euchre_env.engine.single import M64, Table, mix, observe
-from euchre_env.learner_tables import GOLDEN, OPP_SALT, SEAT_SALT, check_seat, legal_list
+from euchre_env.envs.learner_tables import GOLDEN, OPP_SALT, SEAT_SALT, check_seat, legal_list
 from euchre_env.policies import Opponents, RandomPolicy, normalize_opponents
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State

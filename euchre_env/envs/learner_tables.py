@@ -1,9 +1,9 @@
 """``LearnerTables``: ``B`` tables in one engine state, one learning seat per table.
 
-The batched core shared by :class:`~euchre_env.vector_env.EuchreVectorEnv` and
-:class:`~euchre_env.sb3_vec_env.EuchreSB3VecEnv`
-(:class:`~euchre_env.gym_env.EuchreEnv` runs the same logic on one table on
-the engine's single-table path: :mod:`euchre_env.learner_table`). Between two learner
+The batched core shared by :class:`~euchre_env.envs.vector_env.EuchreVectorEnv` and
+:class:`~euchre_env.envs.sb3_vec_env.EuchreSB3VecEnv`
+(:class:`~euchre_env.envs.gym_env.EuchreEnv` runs the same logic on one table on
+the engine's single-table path: :mod:`euchre_env.envs.learner_table`). Between two learner
 decisions the opponents move in *rounds*: each round makes one batched call
 per distinct opponent policy (on the tables where that policy's seat is to act)
 and one ``engine.step_rows`` on just the tables still waiting on an opponent;
@@ -33,6 +33,8 @@ so their draws depend on which rows share a call.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from euchre_env import engine
@@ -43,7 +45,7 @@ from euchre_env.engine.deal import splitmix64 as mix
 from euchre_env.engine.deal import splitmix_uniform
 from euchre_env.engine.tables import SEAT_BIT
 from euchre_env.policies import Opponents, RandomPolicy, normalize_opponents
-from euchre_env.rules import RulesConfig
+from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
 
 GOLDEN = engine.deal.GOLDEN  # splitmix64's increment
@@ -417,3 +419,26 @@ class LearnerTables:
 def legal_list(base: int, bits: int) -> str:
     """The legal actions of a compact ``(base, bits)`` set as text, for error messages."""
     return ", ".join(f"{base + k} ({describe(base + k)})" for k in range(64) if bits >> k & 1)
+
+
+def check_batch_actions(actions: Any, num_envs: int) -> np.ndarray:
+    """(B,) int64 from a batch of action ids.
+
+    Raises:
+        ValueError: wrong shape, or not integers (saying which).
+    """
+    a = np.asarray(actions)
+    if a.shape != (num_envs,):
+        raise ValueError(
+            f"actions must have shape ({num_envs},), one action id per table; got shape {a.shape}"
+        )
+    if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"actions must be integer action ids, got dtype {a.dtype}")
+    return a.astype(np.int64, copy=False)
+
+
+def make_tables(
+    num_envs: int, variant: str, opponents: Opponents, seat: int | None, zero_sum: bool, settings: dict
+) -> LearnerTables:
+    """The batched core for ``num_envs`` tables of ``make_rules(variant, **settings)``."""
+    return LearnerTables(num_envs, make_rules(variant, **settings), opponents, seat, zero_sum)

@@ -247,7 +247,7 @@ PettingZoo 1.27 has a Gymnasium-style registry (`pettingzoo.register` /
 `euchre_env/euchre_five_handed_v0` (five-handed), pointing at the `env()` of
 the versioned modules `euchre_env.euchre_v0` and `euchre_env.euchre_five_handed_v0`
 (this env with the variant fixed): `pettingzoo.make("aec", "euchre_env/euchre_v0",
-points_to_win=5, episode="game")`. See `euchre_env.pz_registry`.
+points_to_win=5, episode="game")`. See `euchre_env.envs.pz_registry`.
 
 ### Version History
 
@@ -266,10 +266,10 @@ from pettingzoo import AECEnv
 
 from euchre_env import actions, cards, engine
 from euchre_env.actions import NUM_ACTIONS, Phase
-from euchre_env.aec_wrappers import wrap_classic
 from euchre_env.encoding import obs_layout
 from euchre_env.engine import IllegalActionError, single
 from euchre_env.engine.single import Table
+from euchre_env.envs.aec_wrappers import wrap_classic
 from euchre_env.global_state import state_space, table_state
 from euchre_env.render import agent_name, to_ansi
 from euchre_env.render_image import to_rgb
@@ -288,7 +288,7 @@ def env(variant: str | RulesConfig = "four_handed", **kwargs: Any) -> AECEnv:
     Wrappers, outermost first: ``OrderEnforcingWrapper``,
     ``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper(illegal_reward=-1)``
     (subclasses of PettingZoo's that read the per-step attributes directly,
-    see :mod:`euchre_env.aec_wrappers`).
+    see :mod:`euchre_env.envs.aec_wrappers`).
     Arguments are those of ``raw_env``.
     """
     return wrap_classic(raw_env(variant, **kwargs), NUM_ACTIONS, illegal_reward=-1)

@@ -14,8 +14,8 @@ from euchre_env import cards, engine
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.engine.single import Table
-from euchre_env.learner_table import LearnerTable
-from euchre_env.learner_tables import seeds_to_array
+from euchre_env.envs.learner_table import LearnerTable
+from euchre_env.envs.learner_tables import seeds_to_array
 from euchre_env.policies import Opponents
 from euchre_env.render import to_ansi
 from euchre_env.render_image import blank_frame, to_rgb
@@ -123,7 +123,7 @@ class EuchreEnv(gym.Env):
     the table's next episodes. Deals, drawn seats and :class:`RandomPolicy`
     opponents are counter-based hashes of the key, so this env with seed
     ``s + i`` plays exactly like table ``i`` of ``EuchreVectorEnv`` reset with
-    seed ``s`` (see :mod:`euchre_env.learner_tables`). Without any seed the
+    seed ``s`` (see :mod:`euchre_env.envs.learner_tables`). Without any seed the
     key comes from ``self.np_random``. ``options={"deal": {...}}`` starts from
     a given deal (``engine.init_state`` deal format).
 

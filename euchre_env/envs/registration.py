@@ -5,8 +5,8 @@
     euchre_env/Euchre-v0             four-handed partnership Euchre
     euchre_env/EuchreFiveHanded-v0   five-handed called-card Euchre
 
-each with an ``entry_point`` (:class:`~euchre_env.gym_env.EuchreEnv`) and a
-``vector_entry_point`` (:class:`~euchre_env.vector_env.EuchreVectorEnv`)::
+each with an ``entry_point`` (:class:`~euchre_env.envs.gym_env.EuchreEnv`) and a
+``vector_entry_point`` (:class:`~euchre_env.envs.vector_env.EuchreVectorEnv`)::
 
     env = gymnasium.make("euchre_env/Euchre-v0", seat=0)
     envs = gymnasium.make_vec("euchre_env/Euchre-v0", num_envs=1024,
@@ -33,7 +33,7 @@ def register_envs() -> None:
             continue
         gymnasium.register(
             id=env_id,
-            entry_point="euchre_env.gym_env:EuchreEnv",
-            vector_entry_point="euchre_env.vector_env:EuchreVectorEnv",
+            entry_point="euchre_env.envs.gym_env:EuchreEnv",
+            vector_entry_point="euchre_env.envs.vector_env:EuchreVectorEnv",
             kwargs={"variant": variant},
         )
