@@ -17,27 +17,21 @@ Files (``--out DIR``):
 
 Schema, one row per decision and viewer (:data:`COLUMNS`):
 
-=================  =========================  ================================================
-column             type                       meaning
-=================  =========================  ================================================
-``hand``           int64                      hand index in the dataset (shard * shard_hands + i)
-``seed``           uint64                     the table seed that dealt the hand
-``decision``       int16                      index of the decision in the hand (0 = first bid)
-``phase``          int8                       ``actions.Phase`` of the decision
-``trick``          int8                       trick 0..4 of the decision
-``actor``          int8                       absolute seat that acts
-``action``         int16                      the action it took (``actions`` ids)
-``viewer``         int8                       absolute seat whose view the row is
-``maker``          int8                       maker, relative to the viewer (0 = the viewer)
-``label``          int8                       maker's partner relative to the viewer (0 = the
-                                              viewer itself), -1 if the maker has none (alone,
-                                              or the called card lies in the kitty)
-``public``         bool                       the partnership is public at this decision (the
-                                              called card was played, or the maker went alone)
-``obs``            fixed_size_binary          the viewer's observation (``encoding.encode``),
-                                              bits packed little-endian (``np.packbits``)
-``agents``         string                     the agents at seats 0..P-1, comma separated
-=================  =========================  ================================================
+| column | type | meaning |
+|---|---|---|
+| ``hand`` | int64 | hand index in the dataset (shard * shard_hands + i) |
+| ``seed`` | uint64 | the table seed that dealt the hand |
+| ``decision`` | int16 | index of the decision in the hand (0 = first bid) |
+| ``phase`` | int8 | ``actions.Phase`` of the decision |
+| ``trick`` | int8 | trick 0..4 of the decision |
+| ``actor`` | int8 | absolute seat that acts |
+| ``action`` | int16 | the action it took (``actions`` ids) |
+| ``viewer`` | int8 | absolute seat whose view the row is |
+| ``maker`` | int8 | maker, relative to the viewer (0 = the viewer) |
+| ``label`` | int8 | maker's partner relative to the viewer (0 = the viewer itself), -1 if the maker has none (alone, or the called card lies in the kitty) |
+| ``public`` | bool | the partnership is public at this decision (the called card was played, or the maker went alone) |
+| ``obs`` | fixed_size_binary | the viewer's observation (``encoding.encode``), bits packed little-endian (``np.packbits``) |
+| ``agents`` | string | the agents at seats 0..P-1, comma separated |
 
 Load with :func:`load_dataset` (a ``pyarrow.Table``) and :func:`to_arrays`
 (numpy arrays, ``obs`` unpacked to ``(N, D)`` uint8). Example::
