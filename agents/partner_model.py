@@ -153,15 +153,18 @@ class PartnerClassifier(PartnerBelief):
     def allowed(self, obs: np.ndarray, public: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(allowed (N, P + 1) bool, settled (N,) bool)``: the classes the rules leave possible in the
         view's frame (one where they settle the answer), and the rows they settle (or leave undefined)."""
-        obs, public = check_observations(obs, self.rules, public)
+        allowed, _, open_ = self._rules_of(*check_observations(obs, self.rules, public))
+        return allowed, ~open_
+
+    def _rules_of(self, obs: np.ndarray, public: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(allowed, fixed, open)`` of checked observations (``settled_beliefs`` once)."""
         fixed, open_ = settled_beliefs(obs, self.rules, public)
         p = self.config.num_players
         allowed = np.ones((obs.shape[0], p + 1), dtype=bool)
         allowed[:, :p] &= ~obs[:, self._maker]  # the maker is not its own partner
         allowed[:, 0] &= public  # a seat that does not hold the card is not the partner
-        settled = ~open_
-        allowed[settled] = np.nan_to_num(fixed[settled]) > 0
-        return allowed, settled
+        allowed[~open_] = np.nan_to_num(fixed[~open_]) > 0
+        return allowed, fixed, open_
 
     def from_observations(
         self, observations: np.ndarray, rules: RulesConfig | None = None, public: np.ndarray | bool = False
@@ -170,8 +173,7 @@ class PartnerClassifier(PartnerBelief):
         obs, pub = check_observations(observations, self.rules, np.asarray(public))
         if obs.shape[1] != self.config.obs_size:
             raise ValueError(f"observations must have shape (N, {self.config.obs_size}), got {obs.shape}")
-        allowed, _ = self.allowed(obs, pub)
-        fixed, open_ = settled_beliefs(obs, self.rules, pub)
+        allowed, fixed, open_ = self._rules_of(obs, pub)
         z = self.logits(obs).astype(np.float64) / self.config.temperature
         z = np.where(allowed, z, -np.inf)
         z -= np.where(allowed.any(axis=1), z.max(axis=1), 0.0)[:, None]

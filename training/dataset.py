@@ -96,6 +96,14 @@ def shard_seeds(seed: int, shard: int, hands: int) -> tuple[np.ndarray, np.rando
     return deal.generate_state(hands, np.uint64), np.random.default_rng(agents)
 
 
+def draw_seats(
+    mix: Mapping[str, float], hands: int, num_players: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Int (hands, num_players): each seat's agent, an index into ``list(mix)``, drawn by the weights."""
+    probs = np.array(list(mix.values()), dtype=float)
+    return rng.choice(len(probs), size=(hands, num_players), p=probs / probs.sum())
+
+
 class _Recorder:
     """``play_tables`` observer: the rows of every decision after the declaration, for every viewer."""
 
@@ -145,9 +153,8 @@ def play_shard(
     from training.evaluate import play_tables
 
     names = list(mix)
-    probs = np.array([mix[n] for n in names], dtype=float)
     seeds, rng = shard_seeds(seed, shard, hands)
-    slots = rng.choice(len(names), size=(hands, rules.num_players), p=probs / probs.sum())
+    slots = draw_seats(mix, hands, rules.num_players, rng)
     seat_agents = [",".join(names[k] for k in row) for row in slots]
     rec = _Recorder(rules, first_hand, seeds, seat_agents)
     play_tables(rules, seeds, slots, [policies[n] for n in names], rng, names=names, observer=rec)

@@ -43,9 +43,10 @@ from typing import Any
 import numpy as np
 
 from euchre_env.actions import Phase
-from euchre_env.beliefs import PUBLIC, BeliefResult, ExactBelief, PartnerBelief, UniformBelief
+from euchre_env.beliefs import PUBLIC, ExactBelief, PartnerBelief, UniformBelief
 from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
+from training.dataset import draw_seats
 from training.partner import calibration, scores
 
 IDENTIFIED = 0.9  # belief in the true partner that counts as "identified"
@@ -61,8 +62,7 @@ def positions(
 
     names = list(agents)
     rng = np.random.default_rng(seed)
-    probs = np.array([agents[n] for n in names], float)
-    slots = rng.choice(len(names), size=(hands, rules.num_players), p=probs / probs.sum())
+    slots = draw_seats(agents, hands, rules.num_players, rng)
     seeds = np.random.SeedSequence([seed, 1]).generate_state(hands, np.uint64)
     taken: list[State] = []
     hand_ids: list[np.ndarray] = []
@@ -146,38 +146,37 @@ def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
                               "train": train_stats, "beliefs": {}}  # fmt: skip
     seconds: dict[str, float] = {}
     cal: dict[str, list[dict[str, float]]] = {}
+    # what does not depend on the belief, once per view: the truth, who knows it already, trick, (hand, viewer)
+    y_all = true_class(states, p)
+    frames: dict[str, dict[str, Any]] = {}
+    for view in VIEWS:
+        viewers = list(range(p)) if view == "seat" else [PUBLIC]
+        frames[view] = {
+            "viewers": viewers,
+            "y": np.tile(y_all, len(viewers)),
+            "open": ~np.concatenate([_settled(states, rules, v) for v in viewers]),
+            "trick": np.tile(trick, len(viewers)),
+            "key": np.concatenate([hand * (p + 1) + (v % (p + 1)) for v in viewers]),
+            "groups": np.tile(hand, len(viewers)),
+        }
     for name, belief in [*beliefs.items(), ("oracle", None)]:
         per_view: dict[str, Any] = {}
-        seat_probs, seat_y, seat_groups = [], [], []
-        for view in VIEWS:
-            viewers = list(range(p)) if view == "seat" else [PUBLIC]
-            rows_p, rows_y, rows_open, rows_trick, rows_key = [], [], [], [], []
-            for v in viewers:
-                y = true_class(states, p)
-                start = time.perf_counter()
-                if belief is None:
-                    res = BeliefResult(np.eye(p + 1)[y])
-                else:
-                    res = belief(states, rules, v)
-                seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - start
-                settled = _settled(states, rules, v)
-                rows_p.append(res.probs)
-                rows_y.append(y)
-                rows_open.append(~settled)
-                rows_trick.append(trick)
-                rows_key.append(hand * (p + 1) + (v % (p + 1)))
-            probs, y = np.concatenate(rows_p), np.concatenate(rows_y)
-            open_, tr, key = np.concatenate(rows_open), np.concatenate(rows_trick), np.concatenate(rows_key)
+        for view, f in frames.items():
+            start = time.perf_counter()
+            parts = [
+                np.eye(p + 1)[y_all] if belief is None else belief(states, rules, v).probs
+                for v in f["viewers"]
+            ]
+            seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - start
+            probs, y, open_, tr = np.concatenate(parts), f["y"], f["open"], f["trick"]
             entry = scores(probs[open_], y[open_])
             entry["by_trick"] = {
                 int(t): scores(probs[open_ & (tr == t)], y[open_ & (tr == t)]) for t in range(5)
             }
-            entry["identification"] = _identification(probs, y, open_, tr, key)
+            entry["identification"] = _identification(probs, y, open_, tr, f["key"])
             per_view[view] = entry
-            if view == "seat":
-                seat_probs, seat_y, seat_groups = probs[open_], y[open_], np.tile(hand, p)[open_]
-        if belief is not None:
-            cal[name] = calibration(seat_probs, seat_y, groups=seat_groups)
+            if view == "seat" and belief is not None:
+                cal[name] = calibration(probs[open_], y[open_], groups=f["groups"][open_])
         report["beliefs"][name] = per_view
     report["calibration"] = cal
     views = states.batch_size * (p + 1)
