@@ -15,7 +15,10 @@ COMMANDS = {
     "eval": ("training.evaluate", "duplicate-deal tournament between agents"),
     "train": (
         "training.ppo",
-        "train an agent: batched self-play PPO (--algo ppo, default) or MaskablePPO (--algo sb3)",
+        (
+            "train an agent: batched self-play PPO (--algo ppo, default), MaskablePPO (--algo sb3), "
+            "or multi-agent PPO on Ray RLlib (--backend rllib)"
+        ),
     ),
     "play": ("training.play", "play a hand or a game in the terminal against bots"),
     "serve": ("training.serve", "play in the browser against bots; replay hand records"),
@@ -29,24 +32,46 @@ COMMANDS = {
     ),
 }
 
-# euchre train --algo NAME: the trainer's module (its --help lists its own options).
+# euchre train [--backend local] --algo NAME, or --backend rllib: the trainer's module (its --help lists its options).
 ALGOS = {"ppo": "training.ppo", "sb3": "training.train"}
+BACKENDS = ("local", "rllib")
+RLLIB = "training.rllib.train"
 
 
-def _pop_algo(args: list[str]) -> tuple[str, list[str]]:
-    """``--algo X`` / ``--algo=X`` out of ``args`` (default ``ppo``); the rest unchanged."""
-    rest, algo, i = [], "ppo", 0
+def _pop_option(args: list[str], option: str) -> tuple[str | None, list[str]]:
+    """``--option X`` / ``--option=X`` out of ``args`` (None when absent); the rest unchanged."""
+    rest, value, i = [], None, 0
     while i < len(args):
-        if args[i] == "--algo":
-            algo = args[i + 1] if i + 1 < len(args) else ""
+        if args[i] == option:
+            value = args[i + 1] if i + 1 < len(args) else ""
             i += 2
             continue
-        if args[i].startswith("--algo="):
-            algo = args[i].split("=", 1)[1]
+        if args[i].startswith(option + "="):
+            value = args[i].split("=", 1)[1]
         else:
             rest.append(args[i])
         i += 1
-    return algo, rest
+    return value, rest
+
+
+def _trainer(args: list[str]) -> tuple[str, list[str]]:
+    """The module of ``euchre train``'s ``--backend``/``--algo`` and the remaining arguments.
+
+    Raises:
+        ValueError: an unknown backend or algorithm, or ``--algo`` with ``--backend rllib``.
+    """
+    backend, rest = _pop_option(args, "--backend")
+    algo, rest = _pop_option(rest, "--algo")
+    if backend is not None and backend not in BACKENDS:
+        raise ValueError(f"--backend must be one of {list(BACKENDS)}, got {backend!r}")
+    if backend == "rllib":
+        if algo is not None:
+            raise ValueError("--algo chooses a local trainer; --backend rllib always runs RLlib's PPO")
+        return RLLIB, rest
+    algo = "ppo" if algo is None else algo
+    if algo not in ALGOS:
+        raise ValueError(f"--algo must be one of {list(ALGOS)}, got {algo!r}")
+    return ALGOS[algo], rest
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,11 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     name, rest = COMMANDS[args[0]][0], args[1:]
     if args[0] == "train":
-        algo, rest = _pop_algo(rest)
-        if algo not in ALGOS:
-            print(f"euchre train: error: --algo must be one of {list(ALGOS)}, got {algo!r}", file=sys.stderr)
+        try:
+            name, rest = _trainer(rest)
+        except ValueError as err:
+            print(f"euchre train: error: {err}", file=sys.stderr)
             return 2
-        name = ALGOS[algo]
     module = importlib.import_module(name)
     result = module.main(rest)
     return result if isinstance(result, int) else 0
