@@ -262,7 +262,7 @@ def build_config(args: Args) -> Any:
     # fmt: off
     return (
         PPOConfig()
-        .environment(EuchreMultiAgentEnv, env_config=env_config, disable_env_checking=True)
+        .environment(EuchreMultiAgentEnv, env_config=env_config)
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                      rollout_fragment_length="auto", num_cpus_per_env_runner=1)
         .multi_agent(
