@@ -158,6 +158,51 @@ def test_bad_options_name_the_option(field: str, value: object, match: str) -> N
         check_args(args)
 
 
+@pytest.mark.parametrize(("variant", "prior"), [("four_handed", ""), ("four_handed", "heuristic"),
+                                              ("five_handed", "heuristic")])  # fmt: skip
+def test_exported_model_file_plays_exactly_as_the_module(tmp_path, variant: str, prior: str) -> None:
+    """The model file (weights plus JSON, prior recorded) gives the module's logits on every legal action."""
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from agents.neural import NeuralAgent
+    from euchre_env.rules import make_rules
+    from training.rllib.module import MaskedMLPModule, export_policy
+
+    env = EuchreMultiAgentEnv({"variant": variant, "tables": 256, "seed": 2})
+    rng = np.random.default_rng(3)
+    obs, _ = env.reset()
+    rows = []
+    for _ in range(12):  # observations from bidding to card play
+        rows += [o for o in obs.values() if o["action_mask"].any()]
+        obs, *_ = env.step(
+            {a: legal_choice(o["action_mask"], rng) for a, o in obs.items() if o["action_mask"].any()}
+        )
+    x = np.stack([o["observations"] for o in rows])
+    masks = np.stack([o["action_mask"] for o in rows])
+    module = MaskedMLPModule(
+        observation_space=env.observation_spaces["t0_p0"], action_space=env.action_spaces["t0_p0"],
+        model_config={"hidden": [32, 16], "prior": prior, "prior_weight": 2.5, "variant": variant},
+    )  # fmt: skip
+    with torch.no_grad():
+        out = module._forward({Columns.OBS: {"observations": torch.as_tensor(x),
+                                             "action_mask": torch.as_tensor(masks)}})  # fmt: skip
+    logits = out[Columns.ACTION_DIST_INPUTS].numpy()
+    rules = make_rules(variant)
+    path = export_policy(
+        module.state_dict(), rules, [32, 16], "relu", tmp_path / "m.safetensors", {}, prior, 2.5
+    )
+    agent = NeuralAgent(path, rules)
+    legal = masks > 0.5
+    np.testing.assert_allclose(agent.logits(x, legal)[legal], logits[legal], rtol=1e-5, atol=1e-5)
+    assert (logits[~legal] <= -1e8).all()
+    if prior:  # the untrained module's choice is mostly the heuristic's
+        from agents.heuristic import HeuristicAgent
+
+        same = agent.act(x, legal, rng) == HeuristicAgent(rules).act(x, legal, rng)
+        assert same.mean() > 0.9
+
+
 def euchre(*argv: str, timeout: int = 600) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "training.cli", *argv], capture_output=True, text=True,
                           timeout=timeout, check=False)  # fmt: skip
@@ -173,7 +218,7 @@ def test_cli_refuses_algo_with_rllib_and_unknown_backends() -> None:
 def test_tiny_rllib_run_trains_checkpoints_resumes_and_beats_random(tmp_path) -> None:
     """Two-CPU local Ray, one env runner: 3 iterations, then --resume to 6; the model beats random in euchre eval."""
     out = tmp_path / "run"
-    small = ["--tables", "64", "--train-batch", "8000", "--minibatch-size", "1000", "--learning-rate", "1e-3",
+    small = ["--prior", "", "--tables", "64", "--train-batch", "8000", "--minibatch-size", "1000", "--learning-rate", "1e-3",
              "--num-cpus", "2", "--num-env-runners", "1", "--snapshot-every", "2", "--final-eval-deals", "0"]  # fmt: skip
     first = euchre("train", "--backend", "rllib", "--out", str(out), "--iterations", "3", *small)
     assert first.returncode == 0, first.stderr[-3000:]

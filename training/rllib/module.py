@@ -15,7 +15,16 @@ their probability (and gradient) is zero. A terminal observation has an
 all-zero mask: its logits are all ``MASKED`` (a uniform distribution that no
 one samples from).
 
-``model_config``: ``{"hidden": [256, 256], "activation": "relu"}``.
+A module may build on the heuristic, as the default trainer's policies do
+(``model_config["prior"] = "heuristic"``): the heuristic's choice, computed
+from the same observation, gets ``prior_weight`` added to its logit, so the
+untrained module plays as the heuristic and PPO learns where departing from
+it pays. The exported model file records the prior, so the agent it makes
+plays exactly as the module.
+
+``model_config``: ``{"hidden": [256, 256], "activation": "relu", "prior": ""
+or "heuristic", "prior_weight": 3.0, "variant": "four_handed"}`` (the variant
+is needed only with a prior).
 """
 
 from __future__ import annotations
@@ -23,15 +32,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from agents.neural import PolicyConfig, build_mlp, rules_metadata, save_policy
+from agents.neural import PRIORS, PolicyConfig, build_mlp, prior_agent, rules_metadata, save_policy
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
-from euchre_env.rules import RulesConfig
+from euchre_env.rules import RulesConfig, make_rules
 
 __all__ = ["MASKED", "MaskedMLPModule", "export_policy"]
 
@@ -54,11 +64,40 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
         activation = self.model_config.get("activation", "relu")
         self.pi = build_mlp([size, *hidden, NUM_ACTIONS], activation)
         self.vf = build_mlp([size, *hidden, 1], activation)
+        prior = self.model_config.get("prior", "")
+        if prior not in ("", *PRIORS):
+            raise ValueError(
+                f"MaskedMLPModule model_config 'prior' must be '' or one of {PRIORS}, got {prior!r}"
+            )
+        self.prior_weight = float(self.model_config.get("prior_weight", 0.0))
+        self._prior = None
+        if prior:
+            rules = make_rules(self.model_config.get("variant", "four_handed"))
+            if obs_layout(rules).size != size:
+                raise ValueError(f"MaskedMLPModule: observations of size {size} are not {rules.variant}'s")
+            self._prior = prior_agent(
+                PolicyConfig(rules={}, obs_size=size, hidden=hidden, prior=prior), rules
+            )
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
-        logits = self.pi(obs["observations"])
-        return {Columns.ACTION_DIST_INPUTS: logits.masked_fill(obs["action_mask"] < 0.5, MASKED)}
+        x, legal = obs["observations"], obs["action_mask"] >= 0.5
+        logits = self.pi(x)
+        if self._prior is not None:
+            logits = logits + self._prior_bonus(x, legal)
+        return {Columns.ACTION_DIST_INPUTS: logits.masked_fill(~legal, MASKED)}
+
+    def _prior_bonus(self, x: Any, legal: Any) -> Any:
+        """(B, 93): ``prior_weight`` at the prior agent's choice of each row with a legal action, else 0."""
+        bonus = torch.zeros(legal.shape, dtype=x.dtype, device=x.device)
+        masks = legal.detach().cpu().numpy()
+        rows = np.flatnonzero(masks.any(axis=1))
+        if rows.size:
+            choice = self._prior.act(x.detach().cpu().numpy()[rows], masks[rows], np.random.default_rng(0))
+            bonus[torch.as_tensor(rows, device=x.device), torch.as_tensor(choice, device=x.device)] = (
+                self.prior_weight
+            )
+        return bonus
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
         return self.vf(batch[Columns.OBS]["observations"]).squeeze(-1)
@@ -66,7 +105,7 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
 
 def export_policy(
     weights: dict[str, Any], rules: RulesConfig, hidden: list[int], activation: str, path: str | Path,
-    provenance: dict[str, Any],
+    provenance: dict[str, Any], prior: str = "", prior_weight: float = 0.0,
 ) -> Path:  # fmt: skip
     """Write the actor of a ``MaskedMLPModule`` state (``{"pi.0.weight": ..., "vf...": ...}``) as a model file.
 
@@ -84,5 +123,5 @@ def export_policy(
         raise ValueError(f"the module's actor weights do not match an actor {[size, *hidden, NUM_ACTIONS]}")
     actor.load_state_dict(tensors)
     config = PolicyConfig(rules=rules_metadata(rules), obs_size=size, hidden=list(hidden), activation=activation,
-                          provenance=provenance)  # fmt: skip
+                          provenance=provenance, prior=prior, prior_weight=float(prior_weight) if prior else 0.0)  # fmt: skip
     return save_policy(path, actor, config)

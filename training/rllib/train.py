@@ -88,6 +88,9 @@ HELP = {
     "vf_coef": "value loss coefficient",
     "max_grad_norm": "gradient clipping norm",
     "hidden": "hidden layer sizes of the policy and value networks, comma separated",
+    "prior": "rule-based agent the policies build on: its choice's logit gets --prior-weight added, so training "
+    "starts from its play ('': none; 'heuristic')",
+    "prior_weight": "logit added to the prior agent's choice",
     "policies": "'shared': one policy for every seat; 'position': one per position from the dealer's left",
     "snapshots": "frozen snapshots of each trained policy that opponents may play (0: pure self-play)",
     "snapshot_every": "iterations between refreshing one snapshot (in turn) with the current weights",
@@ -115,7 +118,7 @@ class Args:
     iterations: int = 20
     address: str = ""
     num_cpus: int = 0
-    num_env_runners: int = 1
+    num_env_runners: int = 2
     envs_per_runner: int = 1
     tables: int = 64
     train_batch: int = 16384
@@ -129,6 +132,8 @@ class Args:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: str = "256,256"
+    prior: str = "heuristic"
+    prior_weight: float = 3.0
     policies: str = "shared"
     snapshots: int = 2
     snapshot_every: int = 5
@@ -147,7 +152,7 @@ POLICY_KINDS = ("shared", "position")
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     parser = dataclass_parser(
         Args, HELP, prog="euchre train --backend rllib", description=__doc__.split("\n\n")[0],
-        choices={"variant": sorted(PRESETS), "policies": POLICY_KINDS},
+        choices={"variant": sorted(PRESETS), "policies": POLICY_KINDS, "prior": ("", "heuristic")},
     )  # fmt: skip
     args = Args(**vars(parser.parse_args(argv)))
     try:
@@ -164,7 +169,7 @@ def check_args(args: Args) -> None:
         at_least_1=("iterations", "envs_per_runner", "tables", "train_batch", "minibatch_size", "num_epochs",
                     "snapshot_every", "checkpoint_every", "eval_deals"),
         at_least_0=("num_cpus", "num_env_runners", "snapshots", "eval_every", "final_eval_deals", "ent_coef",
-                    "vf_coef", "snapshot_prob"),
+                    "vf_coef", "snapshot_prob", "prior_weight"),
         positive=("learning_rate", "clip_coef", "max_grad_norm"),
         intervals=(("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0)),
     )  # fmt: skip
@@ -251,7 +256,8 @@ def build_config(args: Args) -> Any:
     rules = make_rules(args.variant)
     trained = trained_modules(args, rules.num_players)
     modules = trained + [snapshot_name(m, k) for m in trained for k in range(args.snapshots)]
-    model = {"hidden": hidden_sizes(args.hidden), "activation": "relu"}
+    model = {"hidden": hidden_sizes(args.hidden), "activation": "relu", "prior": args.prior,
+             "prior_weight": args.prior_weight, "variant": args.variant}  # fmt: skip
     specs = {m: RLModuleSpec(module_class=MaskedMLPModule, model_config=model) for m in modules}
     env_config = {
         "variant": args.variant,
@@ -337,7 +343,9 @@ def export(algo: Any, args: Args, path: Path, command: str, progress: Progress) 
     weights = algo.learner_group.get_weights(module_ids=[module])[module]
     prov = {**provenance(args, command), "algo": "rllib-ppo", "module": module,
             "iteration": progress.iteration, "learner_decisions": progress.learner_decisions}  # fmt: skip
-    return export_policy(weights, rules, hidden_sizes(args.hidden), "relu", path, prov)
+    return export_policy(
+        weights, rules, hidden_sizes(args.hidden), "relu", path, prov, args.prior, args.prior_weight
+    )
 
 
 def _metric(result: dict[str, Any], key: str) -> float:
