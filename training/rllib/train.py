@@ -132,7 +132,7 @@ class Args:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: str = "256,256"
-    prior: str = "heuristic"
+    prior: str = ""
     prior_weight: float = 3.0
     policies: str = "shared"
     snapshots: int = 2
