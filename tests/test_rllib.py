@@ -231,7 +231,7 @@ def test_tiny_rllib_run_trains_checkpoints_resumes_and_beats_random(tmp_path) ->
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resumed" in resumed.stdout and "at iteration 3" in resumed.stdout
     progress = json.loads((out / "progress.json").read_text())
-    assert progress["iteration"] == 6 and progress["learner_decisions"] >= 6 * 8000
+    assert progress["iteration"] == 6 and 6 * 8000 * 0.8 <= progress["learner_decisions"] < 6 * 8000 * 1.1
     assert [c[0] for c in progress["curve"]] == sorted(
         c[0] for c in progress["curve"]
     )  # one history, continued
@@ -261,3 +261,28 @@ def test_five_handed_one_policy_per_position_in_the_driver(tmp_path) -> None:
     bot = make_agent(f"model:{out / 'model.safetensors'}", make_rules("five_handed"))
     assert bot.config.provenance["module"] == "pos0"
     assert json.loads((out / "eval.json").read_text())["num_deals"] == 50
+
+
+def test_env_runner_reports_no_nan_steps_for_agents_absent_from_a_short_round() -> None:
+    """RLlib's MultiAgentEnvRunner reports NaN for agents that sampled before but not now (ray#62635); ours drops them."""
+    import math
+
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+    from ray.rllib.utils.metrics import NUM_AGENT_STEPS_SAMPLED
+
+    from training.rllib.runner import DECISIONS, EuchreEnvRunner
+    from training.rllib.train import build_config
+
+    config = build_config(Args(tables=16, num_env_runners=0, snapshots=0))
+    counts = {}
+    for cls in (MultiAgentEnvRunner, EuchreEnvRunner):
+        runner = cls(config=config)
+        runner.sample(num_timesteps=600)
+        runner.get_metrics()
+        runner.sample(num_timesteps=5)  # a short round: most agents absent
+        steps = runner.get_metrics()[NUM_AGENT_STEPS_SAMPLED]
+        counts[cls.__name__] = [float(v) for v in steps.values()]
+        runner.stop()
+    assert any(math.isnan(v) for v in counts["MultiAgentEnvRunner"])  # the bug, as RLlib 2.60 has it
+    assert counts["EuchreEnvRunner"] and not any(math.isnan(v) for v in counts["EuchreEnvRunner"])
+    assert DECISIONS == "euchre_decisions"

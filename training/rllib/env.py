@@ -124,6 +124,7 @@ class EuchreMultiAgentEnv(MultiAgentEnv):
         self.state: Any = None
         self._acted = np.zeros((tables, p), bool)
         self._over = np.zeros(tables, bool)
+        self._decisions = 0  # actions taken since take_decisions() last read them
         self.illegal_action = config.get("illegal_action", ILLEGAL_ACTION_MODES[0])
         if self.illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(
@@ -169,6 +170,11 @@ class EuchreMultiAgentEnv(MultiAgentEnv):
         obs.update(self._observe(row[paid], seat[paid]))
         for name, r in zip(self._names(row[paid], seat[paid]), rewards.reshape(-1)[paid], strict=True):
             out[name], terms[name] = float(r), True
+
+    def take_decisions(self) -> int:
+        """Actions taken (legal or not) since the last call; resets the count."""
+        n, self._decisions = self._decisions, 0
+        return n
 
     # -- the MultiAgentEnv API ---------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -219,6 +225,7 @@ class EuchreMultiAgentEnv(MultiAgentEnv):
                 f"EuchreMultiAgentEnv.step: action {acts[bad]} of {expected[bad]!r} is not legal"
             )
         self._acted[live, seats] = True
+        self._decisions += int(live.size)
         self._over[live[~legal]] = True
         engine.step_rows(s, live[legal], acts[legal], self.rules)
         moved = live[legal]

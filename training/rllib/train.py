@@ -5,7 +5,10 @@ RLlib's new API stack: ``EuchreMultiAgentEnv`` (:mod:`training.rllib.env`,
 by ``--num-env-runners`` Ray actors with ``--envs-per-runner`` envs each; the
 action-masking ``MaskedMLPModule`` (:mod:`training.rllib.module`); PPO updates
 in the driver. Every decision of every learning seat is training data
-(``count_steps_by="agent_steps"``: ``--train-batch`` counts decisions).
+(``count_steps_by="agent_steps"``: ``--train-batch`` counts RLlib's agent
+steps, which are the decisions plus each seat's first observation of a
+hand; ``progress.json`` reports the decisions themselves, counted by
+:class:`training.rllib.runner.CountDecisions`).
 
 Policies (``--policies``):
 
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import shlex
 import shutil
@@ -77,7 +81,7 @@ HELP = {
     "num_env_runners": "Ray actors sampling episodes (0: sample in the driver)",
     "envs_per_runner": "EuchreMultiAgentEnv instances per env runner",
     "tables": "tables per env, played at once on the batched engine",
-    "train_batch": "decisions (agent steps) sampled per iteration",
+    "train_batch": "agent steps sampled per iteration (decisions, plus each seat's first observation of a hand)",
     "minibatch_size": "decisions per gradient step",
     "num_epochs": "passes over each iteration's decisions",
     "learning_rate": "Adam learning rate",
@@ -252,6 +256,7 @@ def build_config(args: Args) -> Any:
 
     from training.rllib.env import EuchreMultiAgentEnv
     from training.rllib.module import MaskedMLPModule
+    from training.rllib.runner import CountDecisions, EuchreEnvRunner
 
     rules = make_rules(args.variant)
     trained = trained_modules(args, rules.num_players)
@@ -269,7 +274,7 @@ def build_config(args: Args) -> Any:
     return (
         PPOConfig()
         .environment(EuchreMultiAgentEnv, env_config=env_config)
-        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
+        .env_runners(env_runner_cls=EuchreEnvRunner, num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                      rollout_fragment_length="auto", num_cpus_per_env_runner=1)
         .multi_agent(
             policies=set(modules), policies_to_train=trained, count_steps_by="agent_steps",
@@ -281,6 +286,7 @@ def build_config(args: Args) -> Any:
                   minibatch_size=args.minibatch_size, num_epochs=args.num_epochs, gamma=args.gamma,
                   lambda_=args.gae_lambda, clip_param=args.clip_coef, entropy_coeff=args.ent_coef,
                   vf_loss_coeff=args.vf_coef, grad_clip=args.max_grad_norm, vf_clip_param=100.0)
+        .callbacks(CountDecisions)
         .fault_tolerance(restart_failed_env_runners=False)  # a failing env runner stops the run, loudly
         .debugging(seed=args.seed, log_level="ERROR")
     )
@@ -349,10 +355,10 @@ def export(algo: Any, args: Args, path: Path, command: str, progress: Progress) 
 
 
 def _metric(result: dict[str, Any], key: str) -> float:
+    """A sampling metric of ``result``; a per-agent dict is summed (RLlib may report NaN for an absent agent)."""
     value = result.get("env_runners", {}).get(key, 0)
-    if isinstance(value, dict):
-        value = sum(value.values())
-    return float(value or 0)
+    values = list(value.values()) if isinstance(value, dict) else [value]
+    return float(sum(v for v in (float(x or 0) for x in values) if not math.isnan(v)))
 
 
 def train(args: Args, command: str | None = None, run_dir: Path | None = None) -> Path:
@@ -405,7 +411,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
                 if os.environ.get("EUCHRE_RLLIB_DEBUG"):
                     print(json.dumps(result.get("env_runners", {}), default=str, indent=1)[:3000])
                 progress.iteration = algo.iteration
-                progress.learner_decisions = int(_metric(result, "num_agent_steps_sampled_lifetime"))
+                progress.learner_decisions = int(_metric(result, "euchre_decisions"))  # runner.DECISIONS
                 progress.seconds += time.perf_counter() - start
                 reward = _metric(result, "episode_return_mean")
                 progress.curve.append([progress.learner_decisions, reward])
