@@ -220,9 +220,13 @@ def test_tiny_rllib_run_trains_checkpoints_resumes_and_beats_random(tmp_path) ->
     out = tmp_path / "run"
     small = ["--prior", "", "--tables", "64", "--train-batch", "8000", "--minibatch-size", "1000", "--learning-rate", "1e-3",
              "--num-cpus", "2", "--num-env-runners", "1", "--snapshot-every", "2", "--final-eval-deals", "0"]  # fmt: skip
-    first = euchre("train", "--backend", "rllib", "--out", str(out), "--iterations", "3", *small)
+    first = euchre("train", "--backend", "rllib", "--out", str(out), "--iterations", "3", "--eval-every", "3",
+                   "--eval-deals", "50", *small)  # fmt: skip
     assert first.returncode == 0, first.stderr[-3000:]
     assert (out / "checkpoint").is_dir() and (out / "model.safetensors").is_file()
+    assert (out / "learning_curve.png").is_file() and list((out / "tb").iterdir())
+    history = json.loads((out / "eval_history.json").read_text())["history"]
+    assert [h["iteration"] for h in history] == [3] and "heuristic" in history[0]["eval"]
     assert json.loads((out / "progress.json").read_text())["iteration"] == 3
     args = json.loads((out / "args.json").read_text())
     args["iterations"] = 6
@@ -231,7 +235,8 @@ def test_tiny_rllib_run_trains_checkpoints_resumes_and_beats_random(tmp_path) ->
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resumed" in resumed.stdout and "at iteration 3" in resumed.stdout
     progress = json.loads((out / "progress.json").read_text())
-    assert progress["iteration"] == 6 and 6 * 8000 * 0.8 <= progress["learner_decisions"] < 6 * 8000 * 1.1
+    assert progress["iteration"] == 6, resumed.stdout[-2000:]
+    assert 6 * 8000 * 0.8 <= progress["learner_decisions"] < 6 * 8000 * 1.1, resumed.stdout[-2000:]
     assert [c[0] for c in progress["curve"]] == sorted(
         c[0] for c in progress["curve"]
     )  # one history, continued
@@ -245,7 +250,10 @@ def test_tiny_rllib_run_trains_checkpoints_resumes_and_beats_random(tmp_path) ->
     assert r.returncode == 0, r.stderr[-3000:]
     result = json.loads((tmp_path / "eval" / "eval.json").read_text())
     adv = result["matchups"][0]["advantage"]
-    assert adv["mean"] - adv["ci95"] > 0, adv  # ahead of random outside the 95% interval
+    assert adv["mean"] - adv["ci95"] > 0, (
+        adv,
+        resumed.stdout[-2000:],
+    )  # ahead of random outside the 95% interval
 
 
 def test_five_handed_one_policy_per_position_in_the_driver(tmp_path) -> None:

@@ -274,7 +274,9 @@ def build_config(args: Args) -> Any:
     return (
         PPOConfig()
         .environment(EuchreMultiAgentEnv, env_config=env_config)
-        .env_runners(env_runner_cls=EuchreEnvRunner, num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
+        # sample_timeout_s=None: wait for every runner (RLlib's 60 s default drops a slow runner's samples
+        # silently, which a busy machine hits); a runner that dies still stops the run (fault_tolerance below).
+        .env_runners(env_runner_cls=EuchreEnvRunner, sample_timeout_s=None, num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                      rollout_fragment_length="auto", num_cpus_per_env_runner=1)
         .multi_agent(
             policies=set(modules), policies_to_train=trained, count_steps_by="agent_steps",
@@ -413,9 +415,8 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
                 progress.iteration = algo.iteration
                 progress.learner_decisions = int(_metric(result, "euchre_decisions"))  # runner.DECISIONS
                 progress.seconds += time.perf_counter() - start
-                reward = _metric(result, "episode_return_mean")
-                progress.curve.append([progress.learner_decisions, reward])
-                writer.add_scalar("charts/episode_return_mean", reward, progress.learner_decisions)
+                # An episode's return sums every seat's zero-sum reward (about 0): the curve records time instead.
+                progress.curve.append([progress.learner_decisions, progress.seconds])
                 writer.add_scalar("charts/decisions_per_second", progress.learner_decisions / progress.seconds,
                                   progress.learner_decisions)  # fmt: skip
                 print(f"iteration {algo.iteration}: {progress.learner_decisions} decisions, "
@@ -430,8 +431,8 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
             save_checkpoint(algo, run_dir, progress)
             model = export(algo, args, run_dir / "model.safetensors", command, progress)
             write_json(run_dir / "eval_history.json", {"history": progress.history, "curve": progress.curve})
-            if progress.history:
-                plot_curves(progress, run_dir / "learning_curve.png")
+            if progress.history:  # the evaluations against decisions and time (not the timing curve)
+                plot_curves(dataclasses.replace(progress, curve=[]), run_dir / "learning_curve.png")
             writer.close()
     finally:
         algo.stop()
