@@ -53,3 +53,14 @@ def check_ranges(
     for name, low, high in intervals:
         if not low < getattr(args, name) <= high:
             raise ValueError(f"{flag(name)} must be in ({low}, {high}], got {getattr(args, name)}")
+
+
+def layer_sizes(text: str, option: str) -> list[int]:
+    """``"256,256"`` -> ``[256, 256]``; ``ValueError`` naming ``option`` otherwise."""
+    try:
+        sizes = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"{option} must be positive layer sizes separated by commas, got {text!r}")
+    return sizes

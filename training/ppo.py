@@ -56,7 +56,7 @@ import numpy as np
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
-from training.options import check_ranges, dataclass_parser
+from training.options import check_ranges, dataclass_parser, layer_sizes
 from training.runs import (
     CHECKPOINT,
     Progress,
@@ -216,17 +216,6 @@ def check_args(args: Args) -> None:
     parse_pool(args.opponents)
     if not (args.device == "cpu" or args.device.startswith("cuda")):
         raise ValueError(f"--device must be cpu or cuda[:N], got {args.device!r}")
-
-
-def layer_sizes(text: str, option: str) -> list[int]:
-    """``"256,256"`` -> ``[256, 256]``; ``ValueError`` naming ``option`` otherwise."""
-    try:
-        sizes = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        sizes = []
-    if not sizes or min(sizes) < 1:
-        raise ValueError(f"{option} must be positive layer sizes separated by commas, got {text!r}")
-    return sizes
 
 
 # ----------------------------------------------------------------------------- the network

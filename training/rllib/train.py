@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from euchre_env.rules import PRESETS, make_rules
-from training.options import check_ranges, dataclass_parser
+from training.options import check_ranges, dataclass_parser, layer_sizes
 from training.runs import Progress, StopFlag, plot_curves, prepare_run_dir, provenance, write_json
 
 CHECKPOINT_DIR = "checkpoint"
@@ -190,15 +190,7 @@ def check_args(args: Args) -> None:
 
 def hidden_sizes(text: str) -> list[int]:
     """``"256,256"`` -> ``[256, 256]``; raises ``ValueError`` naming ``--hidden``."""
-    try:
-        sizes = [int(x) for x in text.split(",")]
-    except ValueError:
-        sizes = []
-    if not sizes or min(sizes) < 1:
-        raise ValueError(
-            f"--hidden must be positive integers separated by commas, e.g. 256,256; got {text!r}"
-        )
-    return sizes
+    return layer_sizes(text, "--hidden")
 
 
 def trained_modules(args: Args, num_players: int) -> list[str]:
