@@ -50,8 +50,6 @@ def adapter_rate(variant: str, tables: int, seconds: float) -> tuple[float, floa
 
 def rllib_rates(args: argparse.Namespace, runners: int) -> dict[str, float]:
     """Sampling and training rates with ``runners`` env runners."""
-    import ray
-
     from training.rllib.train import Args, build_config
 
     run = Args(variant=args.variant, num_env_runners=runners, tables=args.tables, snapshots=0)
@@ -85,7 +83,6 @@ def rllib_rates(args: argparse.Namespace, runners: int) -> dict[str, float]:
         train_time = time.perf_counter() - start
     finally:
         algo.stop()
-    del ray
     return {"env_steps": env_steps / sample_time, "decisions": agent_steps / sample_time,
             "learned": (after - before) / train_time}  # fmt: skip
 

@@ -278,7 +278,7 @@ def test_env_runner_reports_no_nan_steps_for_agents_absent_from_a_short_round() 
     from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
     from ray.rllib.utils.metrics import NUM_AGENT_STEPS_SAMPLED
 
-    from training.rllib.runner import DECISIONS, EuchreEnvRunner
+    from training.rllib.runner import EuchreEnvRunner
     from training.rllib.train import build_config
 
     config = build_config(Args(tables=16, num_env_runners=0, snapshots=0))
@@ -293,4 +293,3 @@ def test_env_runner_reports_no_nan_steps_for_agents_absent_from_a_short_round() 
         runner.stop()
     assert any(math.isnan(v) for v in counts["MultiAgentEnvRunner"])  # the bug, as RLlib 2.60 has it
     assert counts["EuchreEnvRunner"] and not any(math.isnan(v) for v in counts["EuchreEnvRunner"])
-    assert DECISIONS == "euchre_decisions"

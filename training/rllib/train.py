@@ -361,6 +361,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
 
     from agents.neural import NeuralAgent
     from training.evaluate import evaluate, evaluate_model
+    from training.rllib.runner import DECISIONS
 
     run_dir = run_dir if run_dir is not None else prepare_run(args)
     if args.resume:
@@ -405,7 +406,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
                 if os.environ.get("EUCHRE_RLLIB_DEBUG"):
                     print(json.dumps(result.get("env_runners", {}), default=str, indent=1)[:3000])
                 progress.iteration = algo.iteration
-                progress.learner_decisions = int(_metric(result, "euchre_decisions"))  # runner.DECISIONS
+                progress.learner_decisions = int(_metric(result, DECISIONS))
                 progress.seconds += time.perf_counter() - start
                 # An episode's return sums every seat's zero-sum reward (about 0): the curve records time instead.
                 progress.curve.append([progress.learner_decisions, progress.seconds])
