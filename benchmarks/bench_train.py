@@ -14,11 +14,14 @@ gradient), which it plays without the network (``--skip-forced``, the
 default); the line below counts them too, MaskablePPO's way. Both play against the heuristic (MaskablePPO: at both
 opponent seats, its own policy as partner, as its pool seats a drawn
 heuristic; ours: ``--opponents heuristic=1``, one side), and ours is also
-measured with its default pool (half its tables self-play).
+measured with its default pool (a quarter of its tables self-play).
 
 What bounds ours is the network: the script also times the forward and
 backward passes alone on random data of the same shapes and epochs (the
-"network only" line), the ceiling for this network on these threads.
+"network only" lines), the ceiling for this network on these threads. Ours
+is measured at both ``--precision`` settings: ``fp32`` (MaskablePPO's) and
+``bf16`` (autocast; float32 weights), which is faster where the CPU has
+bfloat16 matrix units (AMX, AVX512-BF16) and slower where it has not.
 
     python benchmarks/bench_train.py                          # four-handed, 60 s per trainer
     python benchmarks/bench_train.py --variant five_handed --seconds 30 --threads 2
@@ -63,14 +66,15 @@ def sb3_rate(variant: str, hidden: str, seconds: float, threads: int) -> float:
 
 
 def ppo_rate(
-    variant: str, hidden: str, seconds: float, threads: int, opponents: str
+    variant: str, hidden: str, seconds: float, threads: int, opponents: str, precision: str = "fp32"
 ) -> tuple[float, float, dict]:
     """Our trainer's learner decisions per second (learned from; all, forced ones included) and its time split
     (after one warm-up iteration)."""
     from training.ppo import Args, Trainer, check_args
 
     args = Args(variant=variant, hidden=hidden, critic_hidden=hidden, critic="obs", opponents=opponents,
-                threads=threads, eval_every=0, progress=False, total_decisions=10**12)  # fmt: skip
+                threads=threads, eval_every=0, progress=False, total_decisions=10**12,
+                precision=precision)  # fmt: skip
     check_args(args)
     tr = Trainer(args)
     tr.iterate()  # warm-up
@@ -86,14 +90,16 @@ def ppo_rate(
     return done / elapsed, (done + forced) / elapsed, split
 
 
-def network_rate(variant: str, hidden: str, seconds: float, threads: int, epochs: int = 4) -> float:
+def network_rate(
+    variant: str, hidden: str, seconds: float, threads: int, epochs: int = 4, precision: str = "fp32"
+) -> float:
     """Decisions per second of the network's work alone: one forward (rollout), one critic forward, then
     ``epochs`` forward+backward passes of actor and critic in minibatches of 4096 (random 0/1 data),
     as ``euchre train``'s defaults (4 epochs, like MaskablePPO's)."""
     import torch
 
     from euchre_env.rules import make_rules
-    from training.ppo import Args, build_net
+    from training.ppo import Args, autocast, build_net
 
     torch.set_num_threads(threads)
     rules = make_rules(variant)
@@ -104,11 +110,13 @@ def network_rate(variant: str, hidden: str, seconds: float, threads: int, epochs
     target = torch.randint(0, 93, (4096,))
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        with torch.no_grad():
+        with torch.no_grad(), autocast("cpu", precision):
             net.actor(x)
             net.critic(x)
         for _ in range(epochs):
-            loss = torch.nn.functional.cross_entropy(net.actor(x), target) + net.critic(x).square().mean()
+            with autocast("cpu", precision):
+                logits, value = net.actor(x).float(), net.critic(x).float()
+            loss = torch.nn.functional.cross_entropy(logits, target) + value.square().mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -132,16 +140,21 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"MaskablePPO (euchre train --algo sb3), vs heuristic:        {sb3:10,.0f} learner decisions/s  (1.00x)"
     )
-    for label, pool in (("vs heuristic", "heuristic=1"), ("default pool", Args().opponents)):
-        rate, every, split = ppo_rate(args.variant, args.hidden, args.seconds, args.threads, pool)
+    default = Args()
+    runs = [("vs heuristic", "heuristic=1", "fp32"), ("default pool", default.opponents, "fp32"),
+            ("default pool", default.opponents, "bf16")]  # fmt: skip
+    for label, pool, precision in runs:
+        rate, every, split = ppo_rate(args.variant, args.hidden, args.seconds, args.threads, pool, precision)
         share = split["update_seconds"] / max(split["rollout_seconds"] + split["update_seconds"], 1e-9)
-        print(f"batched PPO (euchre train), {label:13s}:            {rate:10,.0f} learner decisions/s"
+        print(f"batched PPO (euchre train), {label}, {precision}:      {rate:10,.0f} learner decisions/s"
               f"  ({rate / sb3:.1f}x; {share:.0%} of the time in updates)")  # fmt: skip
         print(f"    the same, forced decisions (played, not learned from) included: {every:10,.0f}/s"
               f"  ({every / sb3:.1f}x)")  # fmt: skip
-    net = network_rate(args.variant, args.hidden, args.seconds / 2, args.threads, Args().update_epochs)
-    print(f"network only (forward + {Args().update_epochs} epochs of forward/backward):     {net:10,.0f} decisions/s  "
-          f"({net / sb3:.1f}x): the ceiling for this network")  # fmt: skip
+    for precision in ("fp32", "bf16"):
+        net = network_rate(args.variant, args.hidden, args.seconds / 2, args.threads, default.update_epochs,
+                           precision)  # fmt: skip
+        print(f"network only, {precision} (forward + {default.update_epochs} epochs of forward/backward): "
+              f"{net:10,.0f} decisions/s  ({net / sb3:.1f}x): the ceiling for this network")  # fmt: skip
     return 0
 
 

@@ -202,9 +202,10 @@ def same(a, b):
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-def test_the_same_seed_gives_the_same_model_and_another_seed_another(tmp_path):
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_the_same_seed_gives_the_same_model_and_another_seed_another(tmp_path, precision):
     base = ["--total-decisions", "3000", *TINY, "--opponents", "self=1,heuristic=1,snapshots=1",
-            "--snapshot-every", "1000"]  # fmt: skip
+            "--snapshot-every", "1000", "--precision", precision]  # fmt: skip
     for name, seed in (("a", 5), ("b", 5), ("c", 6)):
         ppo.train(ppo.parse_args(["--out", str(tmp_path / name), "--seed", str(seed), *base]))
     a, b, c = (weights(tmp_path / n / "model.safetensors") for n in "abc")
@@ -321,6 +322,7 @@ def test_kill_9_at_random_points_leaves_whole_files_and_resume_reaches_the_same_
         (["--opponents", "nosuch=1"], "unknown pool entry 'nosuch'"),
         (["--imitate", "nosuch"], "--imitate must be an agent name"),
         (["--device", "tpu"], "--device must be cpu or cuda"),
+        (["--precision", "fp16"], "invalid choice"),
         (["--variant", "six_handed"], "invalid choice"),
         (["--resume", "/nonexistent/run"], "no checkpoint.safetensors"),
         (["--algo", "dqn"], "--algo must be one of"),
@@ -386,3 +388,28 @@ def ppo_encode(sub, rules):
     from euchre_env.encoding import encode
 
     return encode(sub, sub.turn.astype(np.intp), rules)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_the_update_precision_recomputes_the_behaviour_log_probs_close_to_the_rollouts(precision):
+    """The rollout samples in float32; at bf16 the update's ratio denominator is recomputed at bf16, and must
+    stay the behaviour policy's (within bfloat16 rounding), so the first epoch's ratios start near 1."""
+    args = ppo.Args(num_tables=64, precision=precision, eval_every=0, progress=False, threads=1)
+    tr = ppo.Trainer(args)
+    rng = np.random.default_rng(0)
+    chosen = []
+    act = ppo.learner_act(tr.net.actor, torch.Generator().manual_seed(0), tr.device, tr.prior, args.prior_weight,
+                          chosen)  # fmt: skip
+    seeds = rng.integers(0, 2**63, size=64, dtype=np.uint64)
+    ro = collect(tr.rules, seeds, np.full((64, 4), -1, np.int64), act, [], rng, True, record_forced=False)
+    data = ppo.to_tensors(ro, args, tr.device)
+    data["prior"] = torch.from_numpy(np.concatenate(chosen))
+    recomputed = ppo.logp_of(tr.net, data, args)
+    gap = (recomputed - data["logp"]).abs().max().item()
+    assert gap < (1e-5 if precision == "fp32" else 0.05), gap
+    values = ppo.values_of(tr.net, data, precision)
+    assert values.shape == (len(ro),) and np.isfinite(values).all()
+    adv, ret = gae(ro, values, 1.0, 0.9)
+    data["logp"], data["advantages"], data["returns"] = recomputed, torch.from_numpy(adv), torch.from_numpy(ret)
+    stats = ppo.ppo_update(tr.net, tr.opt, data, args, torch.Generator().manual_seed(0))
+    assert all(np.isfinite(v) for v in stats.values()) and stats["approx_kl"] < 0.05, stats
