@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, LogitAgent
-from euchre_env.actions import NUM_ACTIONS
+from euchre_env.actions import DISCARD_BASE, NUM_ACTIONS
 from euchre_env.encoding import obs_layout
 from euchre_env.rules import RulesConfig, make_rules
 
@@ -95,6 +95,13 @@ class PolicyConfig:
     provenance: dict[str, Any] = field(default_factory=dict)
     prior: str = ""  # "" or an agent of PRIORS whose choice gets prior_weight added to its logit
     prior_weight: float = 0.0
+    # the weight at every decision but trick play (bidding, discard, partner call, alone); None: prior_weight
+    prior_weight_bidding: float | None = None
+
+    def prior_weights(self, choice: np.ndarray) -> np.ndarray:
+        """float32 (B,): the weight added at each row's prior choice ``choice`` (B,) (action ids)."""
+        bidding = self.prior_weight if self.prior_weight_bidding is None else self.prior_weight_bidding
+        return np.where(np.asarray(choice) < DISCARD_BASE, self.prior_weight, bidding).astype(np.float32)
 
     def to_json(self) -> str:
         return json.dumps({"format": FORMAT, "version": VERSION, **asdict(self)}, sort_keys=True)
@@ -130,14 +137,17 @@ class PolicyConfig:
             raise ValueError(f"{source}: 'provenance' must be a dict, got {type(provenance).__name__}")
         rules_from_metadata(d.get("rules"))  # raises for unknown variants or settings
         prior, weight = d.get("prior", ""), d.get("prior_weight", 0.0)
-        if prior not in ("", *PRIORS) or isinstance(weight, bool) or not isinstance(weight, (int, float)):
+        bidding = d.get("prior_weight_bidding")
+        number = lambda w: isinstance(w, (int, float)) and not isinstance(w, bool)
+        if prior not in ("", *PRIORS) or not number(weight) or not (bidding is None or number(bidding)):
             raise ValueError(
-                f"{source}: 'prior' must be '' or one of {PRIORS} and 'prior_weight' a number, "
-                f"got {prior!r} and {weight!r}"
+                f"{source}: 'prior' must be '' or one of {PRIORS}, 'prior_weight' a number and "
+                f"'prior_weight_bidding' a number or null, got {prior!r}, {weight!r} and {bidding!r}"
             )
         return PolicyConfig(
             rules=d["rules"], obs_size=d["obs_size"], hidden=list(hidden), activation=d["activation"],
             num_actions=d["num_actions"], provenance=provenance, prior=prior, prior_weight=float(weight),
+            prior_weight_bidding=None if bidding is None else float(bidding),
         )  # fmt: skip
 
 
@@ -313,8 +323,9 @@ class NeuralAgent(LogitAgent):
     def logits(self, observations: np.ndarray, action_masks: np.ndarray | None = None) -> np.ndarray:
         """Unmasked action logits, float32 (B, A), for (B, D) observations.
 
-        A model with a ``prior`` adds ``prior_weight`` to the logit of the prior
-        agent's choice, which needs the (B, A) bool ``action_masks``.
+        A model with a ``prior`` adds ``prior_weight`` (``prior_weight_bidding``
+        outside trick play, when set) to the logit of the prior agent's choice,
+        which needs the (B, A) bool ``action_masks``.
         """
         torch = import_torch()
 
@@ -331,7 +342,7 @@ class NeuralAgent(LogitAgent):
                     f"this model builds on the {self.config.prior} agent: logits() needs action_masks"
                 )
             choice = self._prior.act(observations, action_masks, np.random.default_rng(0))
-            out[np.arange(len(out)), choice] += self.config.prior_weight
+            out[np.arange(len(out)), choice] += self.config.prior_weights(choice)
         return out
 
     def scores(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:

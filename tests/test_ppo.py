@@ -323,6 +323,7 @@ def test_kill_9_at_random_points_leaves_whole_files_and_resume_reaches_the_same_
         (["--imitate", "nosuch"], "--imitate must be an agent name"),
         (["--device", "tpu"], "--device must be cpu or cuda"),
         (["--precision", "fp16"], "invalid choice"),
+        (["--prior-weight-bidding", "-2"], "--prior-weight-bidding must be -1"),
         (["--variant", "six_handed"], "invalid choice"),
         (["--resume", "/nonexistent/run"], "no checkpoint.safetensors"),
         (["--algo", "dqn"], "--algo must be one of"),
@@ -382,6 +383,20 @@ def test_a_policy_with_the_heuristic_prior_starts_as_the_heuristic_and_saves_it(
     assert np.array_equal(acts[~masks[:, 84]], heuristic.act(obs[~masks[:, 84]], masks[~masks[:, 84]], rng))
     with pytest.raises(ValueError, match="needs action_masks"):
         agent.logits(obs[:3])
+    # --prior-weight-bidding 10: the same preference no longer moves a bid; one for a card still moves the play
+    args = ppo.parse_args(["--variant", variant, "--hidden", "32", "--prior-weight-bidding", "10"])
+    path = save_policy(tmp_path / "b.safetensors", net.actor, ppo.policy_config(args, rules, {"seed": 1}))
+    bidding_held = make_agent(f"model:{path}", rules)
+    assert bidding_held.config.prior_weight_bidding == 10.0
+    assert np.array_equal(bidding_held.act(obs, masks, rng), heuristic.act(obs, masks, rng))
+    with torch.no_grad():
+        net.actor[-1].bias[:] = 0.0
+        net.actor[-1].bias[:28] = torch.arange(28, dtype=torch.float32) * 4.0  # the highest card id, by > 3
+    card = np.asarray(heuristic.act(obs, masks, rng)) < 28
+    acts = NeuralAgent((net.actor, bidding_held.config), rules).act(obs, masks, rng)
+    highest = 27 - np.argmax(masks[:, 27::-1], axis=1)
+    assert np.array_equal(acts[card], highest[card])
+    assert np.array_equal(acts[~card], heuristic.act(obs[~card], masks[~card], rng))
 
 
 def ppo_encode(sub, rules):
@@ -398,12 +413,13 @@ def test_the_update_precision_recomputes_the_behaviour_log_probs_close_to_the_ro
     tr = ppo.Trainer(args)
     rng = np.random.default_rng(0)
     chosen = []
-    act = ppo.learner_act(tr.net.actor, torch.Generator().manual_seed(0), tr.device, tr.prior, args.prior_weight,
-                          chosen)  # fmt: skip
+    act = ppo.learner_act(tr.net.actor, torch.Generator().manual_seed(0), tr.device, tr.prior,
+                          tr.config.prior_weights, chosen)  # fmt: skip
     seeds = rng.integers(0, 2**63, size=64, dtype=np.uint64)
     ro = collect(tr.rules, seeds, np.full((64, 4), -1, np.int64), act, [], rng, True, record_forced=False)
     data = ppo.to_tensors(ro, args, tr.device)
     data["prior"] = torch.from_numpy(np.concatenate(chosen))
+    data["prior_w"] = torch.from_numpy(tr.config.prior_weights(data["prior"].numpy()))
     recomputed = ppo.logp_of(tr.net, data, args)
     gap = (recomputed - data["logp"]).abs().max().item()
     assert gap < (1e-5 if precision == "fp32" else 0.05), gap

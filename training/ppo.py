@@ -97,6 +97,8 @@ HELP = {
     "prior": "rule-based agent the policy builds on: its choice's logit gets --prior-weight added, so training "
     "starts from its play and learns where to depart from it ('': none; 'heuristic')",
     "prior_weight": "logit added to the prior agent's choice",
+    "prior_weight_bidding": "logit added to the prior agent's choice at every decision but trick play (bidding, "
+    "discard, partner call, alone); -1: --prior-weight. A large value keeps the prior's bidding and learns the play",
     "critic": "what the value network sees: 'full' (the seat's observation and the other hands; training "
     "only) or 'obs' (the observation alone)",
     "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
@@ -152,6 +154,7 @@ class Args:
     activation: str = "relu"
     prior: str = "heuristic"
     prior_weight: float = 3.0
+    prior_weight_bidding: float = -1.0
     critic: str = "full"
     zero_sum: bool = True
     opponents: str = "heuristic=3,self=1"
@@ -213,6 +216,9 @@ def check_args(args: Args) -> None:
             raise ValueError(f"--imitate must be an agent name such as heuristic, got {args.imitate!r}")
         if args.imitate_decisions < 1 or not args.imitate_lr > 0:
             raise ValueError("--imitate-decisions must be at least 1 and --imitate-lr positive")
+    if args.prior_weight_bidding < 0 and args.prior_weight_bidding != -1:
+        raise ValueError(f"--prior-weight-bidding must be -1 (as --prior-weight) or at least 0, "
+                         f"got {args.prior_weight_bidding}")  # fmt: skip
     if args.eval_deals < 2:
         raise ValueError(f"--eval-deals must be at least 2, got {args.eval_deals}")
     layer_sizes(args.hidden, "--hidden")
@@ -255,6 +261,7 @@ def policy_config(args: Args, rules: RulesConfig, provenance: dict[str, Any]) ->
         rules=rules_metadata(rules), obs_size=obs_layout(rules).size,
         hidden=layer_sizes(args.hidden, "--hidden"), activation=args.activation, provenance=provenance,
         prior=args.prior, prior_weight=args.prior_weight if args.prior else 0.0,
+        prior_weight_bidding=args.prior_weight_bidding if args.prior and args.prior_weight_bidding >= 0 else None,
     )  # fmt: skip
 
 
@@ -284,30 +291,31 @@ def hidden_bits(hidden: np.ndarray) -> np.ndarray:
     return np.unpackbits(np.ascontiguousarray(hidden).view(np.uint8), axis=1, bitorder="little")
 
 
-def with_prior(logits: Any, prior: Any, weight: float) -> Any:
-    """``logits`` (n, A) with ``weight`` added at each row's prior choice ``prior`` (n,) (no-op for None)."""
+def with_prior(logits: Any, prior: Any, weight: Any) -> Any:
+    """``logits`` (n, A) with ``weight`` (n,) added at each row's prior choice ``prior`` (n,) (no-op for None)."""
     if prior is None:
         return logits
-    return logits.scatter_add(1, prior[:, None], logits.new_full((prior.shape[0], 1), weight))
+    return logits.scatter_add(1, prior[:, None], weight[:, None].to(logits.dtype))
 
 
-def learner_act(actor: Any, gen: Any, device: Any, prior: Any = None, weight: float = 0.0,
+def learner_act(actor: Any, gen: Any, device: Any, prior: Any = None, weights: Any = None,
                 chosen: list[np.ndarray] | None = None) -> Any:  # fmt: skip
     """The rollout's sampling policy: masked softmax of the actor, drawn with ``gen`` (Gumbel-max).
 
-    With a ``prior`` agent its choice's logit gets ``weight`` added, and each
-    call's prior choices are appended to ``chosen`` (the rollout's row order).
+    With a ``prior`` agent its choice's logit gets ``weights(choice)`` added
+    (``PolicyConfig.prior_weights``), and each call's prior choices are
+    appended to ``chosen`` (the rollout's row order).
     """
     import torch
 
     def act(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        base = None
+        base = w = None
         if prior is not None:
-            base = np.asarray(prior.act(obs, masks, None), np.int64)
-            chosen.append(base)
-            base = torch.from_numpy(base).to(device)
+            choice = np.asarray(prior.act(obs, masks, None), np.int64)
+            chosen.append(choice)
+            base, w = torch.from_numpy(choice).to(device), torch.from_numpy(weights(choice)).to(device)
         with torch.no_grad():
-            logits = with_prior(actor(torch.from_numpy(obs).to(device).float()), base, weight)
+            logits = with_prior(actor(torch.from_numpy(obs).to(device).float()), base, w)
             logits = logits.masked_fill(~torch.from_numpy(masks).to(device), -1e9)
             u = torch.rand(logits.shape, generator=gen, device=device).clamp_(1e-12, 1.0)
             choice = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
@@ -364,11 +372,11 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
             if idx.numel() < 2:
                 continue
             masks = data["masks"][idx]
-            prior = data["prior"][idx] if "prior" in data else None
+            prior, prior_w = (data["prior"][idx], data["prior_w"][idx]) if "prior" in data else (None, None)
             with autocast(masks.device, args.precision):
                 logits = net.actor(data["x"][idx])
                 value = net.critic(data["xc"][idx])[:, 0]
-            logits = with_prior(logits.float(), prior, args.prior_weight).masked_fill(~masks, -1e9)
+            logits = with_prior(logits.float(), prior, prior_w).masked_fill(~masks, -1e9)
             value = value.float()
             logp_all = torch.log_softmax(logits, dim=1)
             newlogp = logp_all.gather(1, data["actions"][idx, None])[:, 0]
@@ -421,8 +429,8 @@ def logp_of(net: Any, data: dict[str, Any], args: Args, chunk: int = 16384) -> A
             rows = slice(i, i + chunk)
             with autocast(data["x"].device, args.precision):
                 logits = net.actor(data["x"][rows])
-            prior = data["prior"][rows] if "prior" in data else None
-            logits = with_prior(logits.float(), prior, args.prior_weight).masked_fill(~data["masks"][rows], -1e9)
+            prior, prior_w = (data["prior"][rows], data["prior_w"][rows]) if "prior" in data else (None, None)
+            logits = with_prior(logits.float(), prior, prior_w).masked_fill(~data["masks"][rows], -1e9)
             out.append(torch.log_softmax(logits, dim=1).gather(1, data["actions"][rows, None])[:, 0])
     return torch.cat(out) if out else data["logp"]
 
@@ -596,7 +604,7 @@ class Trainer:
         seeds = rng.integers(0, 2**63, size=args.num_tables, dtype=np.uint64)
         net.eval()
         chosen: list[np.ndarray] = []
-        act = learner_act(net.actor, gen, self.device, self.prior, args.prior_weight, chosen)
+        act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen)
         pool = [*self.fixed.values(), *snaps]
         ro = collect(
             rules, seeds, controllers, act, pool, rng, args.zero_sum, record_forced=not args.skip_forced
@@ -604,9 +612,9 @@ class Trainer:
         played = time.perf_counter()
         data = to_tensors(ro, args, self.device)
         if self.prior is not None:
-            data["prior"] = torch.from_numpy(np.concatenate(chosen) if chosen else np.zeros(0, np.int64)).to(
-                self.device
-            )
+            choice = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+            data["prior"] = torch.from_numpy(choice).to(self.device)
+            data["prior_w"] = torch.from_numpy(self.config.prior_weights(choice)).to(self.device)
         values = values_of(net, data, args.precision)
         if args.precision != "fp32":  # the ratio's denominator at the update's precision (the rollout ran fp32)
             data["logp"] = logp_of(net, data, args)
