@@ -175,6 +175,7 @@ def test_train_command_writes_a_model_that_is_an_agent_and_its_reports(tmp_path,
     _, config = load_policy(out / "model.safetensors")
     assert config.provenance["seed"] == 1 and config.provenance["command"].startswith("euchre train")
     assert config.rules["variant"] == variant
+    assert json.loads((out / "args.json").read_text())["precision"] in ("fp32", "bf16")  # 'auto', resolved
     rules = make_rules(variant)
     result = evaluate({"model": make_agent(f"model:{out / 'model.safetensors'}", rules), "random": "random"},
                       rules, 4)  # fmt: skip

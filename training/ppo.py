@@ -136,7 +136,7 @@ class Args:
     runs_dir: str = "runs"
     overwrite: bool = False
     resume: str = ""
-    total_decisions: int = 6_000_000
+    total_decisions: int = 10_000_000
     num_tables: int = 1024
     skip_forced: bool = True
     learning_rate: float = 1e-3
