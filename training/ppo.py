@@ -20,6 +20,10 @@ heuristic's choice gets ``--prior-weight`` added to its logit, so the untrained
 policy plays as the heuristic and PPO learns where departing from it pays
 (``--prior ''`` learns from scratch; ``docs/training.md`` has the measurements).
 
+The update runs in bfloat16 where the hardware multiplies it natively
+(``--precision auto``; weights, losses and the rollout stay float32), about
+1.6x the learner decisions per second on this project's CPUs.
+
 Randomness is a pure function of ``(seed, iteration)``, so the same seed
 gives the same model and ``--resume`` continues exactly.
 
@@ -380,7 +384,8 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
             value = value.float()
             logp_all = torch.log_softmax(logits, dim=1)
             newlogp = logp_all.gather(1, data["actions"][idx, None])[:, 0]
-            entropy = -(logp_all.exp() * logp_all).sum(dim=1).mean()
+            with torch.set_grad_enabled(args.ent_coef > 0):  # logged either way; a gradient only when used
+                entropy = -(logp_all.exp() * logp_all).sum(dim=1).mean()
             adv = data["advantages"][idx]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             log_ratio = newlogp - data["logp"][idx]
@@ -405,15 +410,17 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
 
 
 def to_tensors(ro: Any, args: Args, device: Any) -> dict[str, Any]:
-    """The rollout as tensors on ``device``: float ``x`` (N, D) the actor's input, float ``xc`` the critic's (the
-    observation, with the other hands' card bits under ``--critic full``), bool ``masks`` (N, A), int64 ``actions``
-    (N,) and float32 ``logp`` (N,) the behaviour policy's log-probabilities."""
+    """The rollout as tensors on ``device``: ``x`` (N, D) the actor's input, ``xc`` the critic's (the observation,
+    with the other hands' card bits under ``--critic full``), both float32, or bfloat16 at ``--precision bf16``
+    (what autocast would cast them to: the same numbers, half the bytes to gather), bool ``masks`` (N, A), int64
+    ``actions`` (N,) and float32 ``logp`` (N,) the behaviour policy's log-probabilities."""
     import torch
 
-    x = torch.from_numpy(ro.obs).to(device).float()
+    dtype = torch.bfloat16 if args.precision == "bf16" else torch.float32
+    x = torch.from_numpy(ro.obs).to(device).to(dtype)
     xc = x
     if args.critic == "full":
-        xc = torch.cat([x, torch.from_numpy(hidden_bits(ro.hidden)).to(device).float()], dim=1)
+        xc = torch.cat([x, torch.from_numpy(hidden_bits(ro.hidden)).to(device).to(dtype)], dim=1)
     t = {"masks": torch.from_numpy(ro.masks), "actions": torch.from_numpy(ro.actions),
          "logp": torch.from_numpy(ro.logp)}  # fmt: skip
     return {"x": x, "xc": xc, **{k: v.to(device) for k, v in t.items()}}
