@@ -432,3 +432,13 @@ def test_the_four_handed_shipped_model_records_the_command_seed_and_commit_that_
     prov = agent.config.provenance
     assert prov["command"].startswith("euchre train --variant four_handed") and prov["seed"] == 1
     assert len(prov["commit"].split()[0]) == 40 and prov["learner_decisions"] > 0
+
+
+def test_the_shipped_four_handed_model_beats_the_heuristic_outside_its_interval() -> None:
+    """What the README promises of ``model:four_handed``, on deals used for neither training nor selection."""
+    from training.evaluate import evaluate
+
+    result = evaluate({"model": "model:four_handed", "heuristic": "heuristic"}, make_rules("four_handed"), 2000,
+                      seed=777)  # fmt: skip
+    adv = result.matchups[0].advantage
+    assert adv.mean - adv.ci95 > 0.05, f"model - heuristic = {adv}"
