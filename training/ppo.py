@@ -375,13 +375,9 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
             idx = perm[start : start + args.minibatch_size].to(data["actions"].device)
             if idx.numel() < 2:
                 continue
-            masks = data["masks"][idx]
-            prior, prior_w = (data["prior"][idx], data["prior_w"][idx]) if "prior" in data else (None, None)
-            with autocast(masks.device, args.precision):
-                logits = net.actor(data["x"][idx])
-                value = net.critic(data["xc"][idx])[:, 0]
-            logits = with_prior(logits.float(), prior, prior_w).masked_fill(~masks, -1e9)
-            value = value.float()
+            logits = policy_logits(net.actor, data, idx, args.precision)
+            with autocast(idx.device, args.precision):
+                value = net.critic(data["xc"][idx])[:, 0].float()
             logp_all = torch.log_softmax(logits, dim=1)
             newlogp = logp_all.gather(1, data["actions"][idx, None])[:, 0]
             with torch.set_grad_enabled(args.ent_coef > 0):  # logged either way; a gradient only when used
@@ -426,18 +422,24 @@ def to_tensors(ro: Any, args: Args, device: Any) -> dict[str, Any]:
     return {"x": x, "xc": xc, **{k: v.to(device) for k, v in t.items()}}
 
 
+def policy_logits(actor: Any, data: dict[str, Any], rows: Any, precision: str) -> Any:
+    """float32 (n, A) logits of the policy at ``rows`` of ``data``: the actor's pass at ``precision``, the prior's
+    weight added (``data["prior"]``, ``data["prior_w"]``, when present), illegal actions at -1e9."""
+    with autocast(data["x"].device, precision):
+        logits = actor(data["x"][rows])
+    prior, weight = (data["prior"][rows], data["prior_w"][rows]) if "prior" in data else (None, None)
+    return with_prior(logits.float(), prior, weight).masked_fill(~data["masks"][rows], -1e9)
+
+
 def logp_of(net: Any, data: dict[str, Any], args: Args, chunk: int = 16384) -> Any:
-    """The actor's log-probability (with the prior) of each taken action at ``--precision``, float32 (N,)."""
+    """The policy's log-probability of each taken action at ``--precision``, float32 (N,)."""
     import torch
 
     out = []
     with torch.no_grad():
         for i in range(0, data["x"].shape[0], chunk):
             rows = slice(i, i + chunk)
-            with autocast(data["x"].device, args.precision):
-                logits = net.actor(data["x"][rows])
-            prior, prior_w = (data["prior"][rows], data["prior_w"][rows]) if "prior" in data else (None, None)
-            logits = with_prior(logits.float(), prior, prior_w).masked_fill(~data["masks"][rows], -1e9)
+            logits = policy_logits(net.actor, data, rows, args.precision)
             out.append(torch.log_softmax(logits, dim=1).gather(1, data["actions"][rows, None])[:, 0])
     return torch.cat(out) if out else data["logp"]
 
