@@ -155,3 +155,46 @@ def test_plot_shows_every_pair_difference_with_its_interval(tmp_path: Path) -> N
         plt.close(fig)
     path = result.plot(tmp_path / "eval.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", "the plot file is not a PNG"
+
+
+def test_five_handed_relative_points_follow_from_the_hands(tmp_path: Path) -> None:
+    """Relative points (the single seat's points minus its table's mean), recomputed from the hand records."""
+    rules = make_rules("five_handed")
+    agents = {"heuristic": HeuristicAgent(rules), "random": RandomAgent(rules)}
+    result = evaluate(agents, rules, 60, seed=4, records=tmp_path)
+    per_deal: dict[str, dict[str, list[float]]] = {}
+    for line in next(tmp_path.glob("*.jsonl")).read_text().splitlines():
+        record = json.loads(line)
+        points, names = np.array(record["points"], float), record["agents"]
+        single = next(n for n in names if names.count(n) == 1)
+        per_deal.setdefault(record["seed"], {"heuristic": [], "random": []})[single].append(
+            points[names.index(single)] - points.mean()
+        )
+    diffs = [np.mean(d["heuristic"]) - np.mean(d["random"]) for d in per_deal.values()]
+    assert len(diffs) == 60 and all(len(v) == 5 for d in per_deal.values() for v in d.values())
+    rel = result.matchups[0].relative
+    assert rel.mean == pytest.approx(np.mean(diffs)) and rel.low > 0, f"heuristic − random relative {rel}"
+    assert result.to_dict()["matchups"][0]["relative_advantage"]["mean"] == pytest.approx(rel.mean)
+    assert "Relative points per hand" in result.to_markdown()
+
+
+def test_four_handed_relative_points_are_the_advantage() -> None:
+    """Four-handed, a side's points minus the table's mean ranks agents exactly as points per hand do."""
+    rules = make_rules("four_handed")
+    result = evaluate({"heuristic": HeuristicAgent(rules), "random": RandomAgent(rules)}, rules, 100, seed=5)
+    m = result.matchups[0]
+    assert m.relative.mean == pytest.approx(m.advantage.mean)
+    assert m.relative.ci95 == pytest.approx(m.advantage.ci95)
+    assert "Relative points per hand" not in result.to_markdown()
+
+
+def test_games_won_difference_is_reported() -> None:
+    """With games played, the match reports A's share of games won minus B's, with its interval."""
+    rules = make_rules("five_handed")
+    result = evaluate({"heuristic": HeuristicAgent(rules), "random": RandomAgent(rules)}, rules, 20, seed=6,
+                      num_games=20)  # fmt: skip
+    m = result.matchups[0]
+    h, r = (rep.win_rate.mean for rep in m.reports)
+    assert m.won.mean == pytest.approx(h - r) and m.won.low > 0, f"games won difference {m.won}"
+    no_games = evaluate({"a": RandomAgent(rules), "b": RandomAgent(rules)}, rules, 5, seed=6)
+    assert no_games.matchups[0].won is None

@@ -115,18 +115,35 @@ class AgentReport:
 
 @dataclass
 class Matchup:
-    """A duplicate match of two agents: their reports and A's advantage over B in points per hand."""
+    """A duplicate match of two agents: their reports and A's advantage over B in points per hand.
+
+    Attributes:
+        advantage: A's points per hand minus B's (CI over deals).
+        relative: the same difference in *relative* points: a seat's points minus the mean of
+            its table's seats. Four-handed it equals ``advantage`` (a side's points minus the
+            other side's, halved, on both sides); five-handed it is the zero-sum score of a
+            game played by five individuals, which is what winning games rewards (points
+            given to the other four count against a seat) and what training maximises
+            (``--zero-sum``). Five-handed the two can disagree: an agent that takes the
+            contract more often scores more raw points when alone among the other agent's
+            copies, and gives its lone opponent more points as a defender.
+        won: A's share of games won minus B's (CI over games), when games were played.
+    """
 
     agents: tuple[str, str]
     reports: list[AgentReport]
     advantage: Stat
     hands_per_game: float | None = None
+    relative: Stat | None = None
+    won: Stat | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form."""
         return {
             "agents": list(self.agents),
             "advantage": self.advantage.to_dict(),
+            "relative_advantage": None if self.relative is None else self.relative.to_dict(),
+            "games_won_difference": None if self.won is None else self.won.to_dict(),
             "hands_per_game": self.hands_per_game,
             "reports": [r.to_dict() for r in self.reports],
         }
@@ -225,6 +242,12 @@ class EvalResult:
             for rep in m.reports:
                 win = "" if rep.win_rate is None else f"{rep.win_rate.mean:.1%} ± {rep.win_rate.ci95:.1%}"
                 lines.append(f"| {rep.name} | {rep.points_per_hand} | {win} |")
+            a, b = m.agents
+            if r.called_card and m.relative is not None:
+                rel = f"Relative points per hand (a seat's points minus its table's mean), {a} − {b}: {m.relative}."
+                lines += ["", rel]
+            if m.won is not None:
+                lines += ["", f"Games won, {a} − {b}: {m.won.mean:+.1%} ± {m.won.ci95:.1%}."]
             if m.hands_per_game is not None:
                 lines += ["", f"Mean hands per game: {m.hands_per_game:.1f}."]
             lines += [

@@ -215,6 +215,8 @@ def _run_matchup(
     pts, rls = np.concatenate(points), np.concatenate(roles)  # (N, R, P)
     weights = [(slots == k) & focal for k in (0, 1)]  # (R, P) each
     scores = np.stack([(pts * w).sum(axis=(1, 2)) / w.sum() for w in weights])  # (2, N)
+    rel = pts - pts.mean(axis=2, keepdims=True)  # a seat's points minus its table's mean
+    relative = np.stack([(rel * w).sum(axis=(1, 2)) / w.sum() for w in weights])  # (2, N)
     wins, hands = _run_games(
         rules, policies, names, game_seeds, slots, weights, rng, batch_size, bar, records
     )
@@ -222,7 +224,9 @@ def _run_matchup(
         AgentReport.build(names[k], scores[k], pts, rls, weights[k], None if wins is None else wins[k])
         for k in (0, 1)
     ]
-    return Matchup((names[0], names[1]), reports, mean_ci(scores[0] - scores[1]), hands), scores
+    won = None if wins is None or wins.shape[1] < 2 else mean_ci(wins[0] - wins[1])
+    return Matchup((names[0], names[1]), reports, mean_ci(scores[0] - scores[1]), hands,
+                   mean_ci(relative[0] - relative[1]), won), scores  # fmt: skip
 
 
 def _run_games(
@@ -341,14 +345,18 @@ def evaluate_model(
     """Duplicate-deal match of ``agent`` against each baseline.
 
     Returns:
-        ``{baseline: {"advantage", "ci95", "points"}}``: the agent's points per
-        hand minus the baseline's (with the 95% half-width), and its own points per hand.
+        ``{baseline: {"advantage", "ci95", "points", "relative", "relative_ci95"}}``: the
+        agent's points per hand minus the baseline's (with the 95% half-width), its own
+        points per hand, and the difference in relative points (a seat's points minus its
+        table's mean; four-handed the same as ``advantage``, see ``Matchup.relative``).
     """
     out = {}
     for name, baseline in baselines.items():
         result = evaluate({"model": agent, name: baseline}, rules, num_deals, seed)
-        adv = result.matchups[0].advantage
-        out[name] = {"advantage": adv.mean, "ci95": adv.ci95, "points": result.overall["model"].mean}
+        m = result.matchups[0]
+        out[name] = {"advantage": m.advantage.mean, "ci95": m.advantage.ci95,
+                     "points": result.overall["model"].mean,
+                     "relative": m.relative.mean, "relative_ci95": m.relative.ci95}  # fmt: skip
     return out
 
 

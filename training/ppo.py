@@ -30,7 +30,7 @@ gives the same model and ``--resume`` continues exactly.
 The run folder (``--out DIR``, refused if not empty unless ``--overwrite``)
 receives ``model.safetensors`` (the final policy: weights plus a JSON config,
 loading it runs no code; ``model:<path>`` makes it an agent),
-``best_model.safetensors`` (best periodic evaluation against the heuristic),
+``best_model.safetensors`` (best periodic evaluation against the heuristic; five-handed, in relative points),
 ``checkpoint.safetensors`` (everything ``--resume`` needs), ``args.json``,
 ``eval.json``/``eval.md`` (final duplicate evaluation), ``eval_history.json``,
 ``learning_curve.png`` (evaluation against learner decisions and wall-clock
@@ -694,13 +694,19 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
                                  "seconds": progress.seconds, "eval": scores})  # fmt: skip
         for name, s in scores.items():
             writer.add_scalar(f"eval/points_vs_{name}", s["advantage"], progress.learner_decisions)
+            if tr.rules.called_card:
+                writer.add_scalar(f"eval/relative_vs_{name}", s["relative"], progress.learner_decisions)
         text = {f"vs_{n}": f"{s['advantage']:+.3f}±{s['ci95']:.3f}" for n, s in scores.items()}
+        if tr.rules.called_card:  # five individual scores: relative points too (see Matchup.relative)
+            text.update({f"relative_vs_{n}": f"{s['relative']:+.3f}±{s['relative_ci95']:.3f}"
+                         for n, s in scores.items()})  # fmt: skip
         if bar is not None:
             bar.set_postfix(text)
         else:
             print(f"decisions {progress.learner_decisions}: {text}", flush=True)
-        if progress.best is None or scores["heuristic"]["advantage"] > progress.best:
-            progress.best = scores["heuristic"]["advantage"]
+        score = scores["heuristic"]["relative" if tr.rules.called_card else "advantage"]
+        if progress.best is None or score > progress.best:
+            progress.best = score
             save_policy(run_dir / "best_model.safetensors", tr.net.actor, _with(tr.config, progress))
         progress.seconds += time.perf_counter() - start
 
@@ -730,7 +736,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
         save_policy(run_dir / "model.safetensors", tr.net.actor, _with(tr.config, progress))
         write_json(run_dir / "eval_history.json", {"history": progress.history, "curve": progress.curve})
         if progress.history or progress.curve:
-            plot_curves(progress, run_dir / "learning_curve.png")
+            plot_curves(progress, run_dir / "learning_curve.png", relative=tr.rules.called_card)
         writer.close()
     finished = progress.learner_decisions >= args.total_decisions
     if finished and args.final_eval_deals:
@@ -738,6 +744,8 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
                           args.final_eval_deals, seed=args.seed + 20_000)  # fmt: skip
         result.save(run_dir, plot=False)
         print(result.to_markdown().split("## Head-to-head")[0].strip())
+        for m in result.matchups if tr.rules.called_card else ():
+            print(f"relative points per hand, {m.agents[0]} − {m.agents[1]}: {m.relative}")
     rate = progress.learner_decisions / max(progress.seconds, 1e-9)
     state = "trained" if finished else "stopped early (continue with --resume) after"
     print(f"{state} {progress.learner_decisions} learner decisions in {progress.seconds:.0f} s "

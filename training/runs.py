@@ -132,8 +132,11 @@ def write_json(path: Path, data: Any) -> None:
     tmp.replace(path)
 
 
-def plot_curves(progress: Progress, path: Path) -> Path:
-    """Evaluation against learner decisions and against wall-clock minutes, and the training reward."""
+def plot_curves(progress: Progress, path: Path, relative: bool = False) -> Path:
+    """Evaluation against learner decisions and against wall-clock minutes, and the training reward.
+
+    ``relative``: also draw the relative points (five-handed, see ``Matchup.relative``) where recorded.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -154,6 +157,11 @@ def plot_curves(progress: Progress, path: Path) -> Path:
             ci = np.array([p[1]["ci95"] for p in pts])
             ax.plot(xs, adv, marker="o", label=f"vs {name}")
             ax.fill_between(xs, adv - ci, adv + ci, alpha=0.2)
+            if relative and all("relative" in p[1] for p in pts):  # five-handed: relative points too
+                rel = np.array([p[1]["relative"] for p in pts])
+                rci = np.array([p[1]["relative_ci95"] for p in pts])
+                ax.plot(xs, rel, marker="s", ls="--", label=f"vs {name}, relative points")
+                ax.fill_between(xs, rel - rci, rel + rci, alpha=0.1)
         ax.axhline(0.0, color="grey", lw=0.8)
         ax.set_xlabel(label)
         ax.set_ylabel("points per hand minus opponent's (95% CI)")
