@@ -198,3 +198,19 @@ def test_games_won_difference_is_reported() -> None:
     assert m.won.mean == pytest.approx(h - r) and m.won.low > 0, f"games won difference {m.won}"
     no_games = evaluate({"a": RandomAgent(rules), "b": RandomAgent(rules)}, rules, 5, seed=6)
     assert no_games.matchups[0].won is None
+
+
+def test_five_handed_halves_of_the_heuristic_against_itself_are_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    """``training.five_handed_halves``: each half is measured against the heuristic in the same seat among
+    heuristics, so the heuristic against itself gives exactly 0 in both; random alone loses in both units."""
+    from training.five_handed_halves import halves, main
+
+    same = halves("heuristic", 30, seed=1)
+    for name in ("agent alone", "heuristic alone"):
+        assert same[name]["raw"].mean == 0 and same[name]["relative"].mean == 0
+        assert same[name]["maker"] == pytest.approx(same["baseline"]["maker"])
+    rand = halves("random", 60, seed=1)
+    assert rand["agent alone"]["relative"].high < 0 and rand["agent alone"]["raw"].high < 0
+    assert main(["random", "--deals", "20"]) == 0 and "heuristic alone" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["random", "--deals", "1"])
