@@ -3,7 +3,8 @@
 ``make_agent(name, rules, **kw)`` builds an agent from a name: ``"random"``,
 ``"heuristic"``, ``"search"`` (the determinised-search agent, when installed;
 ``"search-policy"`` and ``"search-uniform"`` draw its worlds by a player model
-or uniformly, see ``agents.determinized``),
+or uniformly, and ``"search:<agent>"`` rolls out with the agent named
+``<agent>``, see ``agents.determinized``),
 ``"trained"`` (the bundled trained model), or ``"<prefix>:<argument>"`` such
 as ``"model:runs/ppo/model.safetensors"`` for a prefix registered with
 ``register_prefix``. Agents in optional modules (search, SB3 models) are
@@ -37,7 +38,7 @@ _LAZY: dict[str, str] = {
     "trained": "agents.sb3_policy:trained_agent",
 }
 # Prefixes whose loader a module registers when imported: prefix -> module.
-_LAZY_PREFIXES: dict[str, str] = {"model": "agents.sb3_policy"}
+_LAZY_PREFIXES: dict[str, str] = {"model": "agents.sb3_policy", "search": "agents.determinized"}
 
 
 def register_agent(name: str, factory: Factory) -> None:

@@ -39,8 +39,11 @@ there (+0.008 +- 0.051 points per hand, 300 deals), the bidding alone
 +0.055 +- 0.033 (800 fresh deals, seed 1000).
 
 Registered agent names (``agents.make_agent``): ``"search"`` (the defaults),
-``"search-policy"`` (``worlds="policy"``) and ``"search-uniform"``
-(``worlds="uniform"``). Five-handed, at the defaults (bidding searched, 64
+``"search-policy"`` (``worlds="policy"``), ``"search-uniform"``
+(``worlds="uniform"``), and ``"search:<agent>"``: the defaults with the agent
+named ``<agent>`` as the rollout policy, e.g. ``"search:model:four_handed"``
+(the shipped model plays the rollouts, weighs the worlds by surprise and is
+the choice search must beat by ``deviation_z``; see ``rollout_search_agent``). Five-handed, at the defaults (bidding searched, 64
 worlds), head-to-head duplicate matches (``euchre eval --variant five_handed
 --agents search-policy search-uniform search --deals 250 --games 0 --seed
 2026``, 19 CPU minutes): search-policy minus search-uniform +0.056 +- 0.050
@@ -505,11 +508,54 @@ def uniform_search_agent(rules: RulesConfig, **kwargs: Any) -> DeterminizedAgent
     return agent
 
 
+def rollout_search_agent(rollout: str, rules: RulesConfig, **kwargs: Any) -> DeterminizedAgent:
+    """Loader for ``make_agent("search:<rollout>", rules)``: search with the agent ``rollout`` in the rollouts.
+
+    ``rollout`` is any agent name ``agents.make_agent`` knows except another
+    search (``"heuristic"``, ``"random"``: uniformly random rollouts,
+    ``"trained"``, ``"model:four_handed"``, ``"model:runs/demo/model.safetensors"``,
+    ...). ``kwargs`` go to :class:`DeterminizedAgent`.
+
+    Raises:
+        ValueError: an empty or unknown ``rollout``, or a search as the rollout
+            policy (a search inside every rollout step of a search would not finish).
+    """
+    from agents import make_agent
+
+    if not rollout:
+        raise ValueError(
+            "'search:' needs the name of the rollout agent after the colon, "
+            "e.g. 'search:heuristic' or 'search:model:four_handed'"
+        )
+    if rollout.split(":", 1)[0] in ("search", "search-policy", "search-uniform"):
+        raise ValueError(
+            f"the rollout agent of 'search:{rollout}' cannot itself be a search, got {rollout!r}"
+        )
+    try:
+        policy = rollout if rollout in ("heuristic", "random") else make_agent(rollout, rules)
+    except ValueError as err:
+        raise ValueError(f"the rollout agent of 'search:{rollout}': {err}") from err
+    agent = DeterminizedAgent(rules, rollout_policy=policy, **kwargs)
+    agent.name = f"search:{rollout}"
+    return agent
+
+
+def register() -> None:
+    """Register the ``search:`` prefix with ``agents.make_agent``."""
+    from agents import register_prefix
+
+    register_prefix("search", rollout_search_agent)
+
+
+register()
+
+
 __all__ = [
     "WORLDS",
     "DeterminizedAgent",
     "hand_value",
     "policy_search_agent",
+    "rollout_search_agent",
     "solve_endgame",
     "uniform_search_agent",
 ]

@@ -261,3 +261,63 @@ def test_bad_settings_are_rejected(setting: str, value: object) -> None:
     """Each bad setting raises ValueError naming it."""
     with pytest.raises(ValueError, match=setting):
         DeterminizedAgent(PRESETS["four_handed"], **{setting: value})
+
+
+class FirstLegal:
+    """A rollout policy that always takes the lowest legal action, counting its calls."""
+
+    def __init__(self, rules: RulesConfig) -> None:
+        self.calls = 0
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray, rng: object = None) -> np.ndarray:
+        self.calls += 1
+        return np.argmax(action_masks, axis=1)
+
+
+def test_search_prefix_rolls_out_with_the_named_agent(
+    monkeypatch: pytest.MonkeyPatch, rng: np.random.Generator
+) -> None:
+    """``search:<agent>`` searches with that agent in the rollouts and, where it does not search, plays its choice."""
+    import agents
+
+    monkeypatch.setitem(agents._AGENTS, "first", FirstLegal)
+    rules = PRESETS["five_handed"]
+    agent = agents.make_agent("search:first", rules, num_worlds=2, bid_worlds=2)
+    assert isinstance(agent, DeterminizedAgent) and agent.name == "search:first"
+    assert isinstance(agent.rollout_policy, FirstLegal)
+    assert play_with(agent, rules, 6, rng) > 0 and agent.rollout_policy.calls > 0, "rollouts used the agent"
+    # Five-handed the card play is not searched: there the choice is the rollout agent's own.
+    s = engine.init_state(rules, 8, rng=rng)
+    while not (s.phase == Phase.PLAY).all():
+        s = engine.step(s, FirstLegal(rules).act(None, engine.legal_action_mask(s, rules)), rules)
+    obs, mask = encode(s, s.turn, rules), engine.legal_action_mask(s, rules)
+    assert np.array_equal(agent.act(obs, mask, rng), np.argmax(mask, axis=1)), "card play is the agent's"
+
+
+def test_search_prefix_with_the_shipped_model(rng: np.random.Generator) -> None:
+    """``search:model:four_handed`` (the shipped model in the rollouts) plays legal actions."""
+    from agents import make_agent
+    from agents.neural import NeuralAgent
+
+    rules = PRESETS["four_handed"]
+    agent = make_agent("search:model:four_handed", rules, num_worlds=2)
+    assert isinstance(agent.rollout_policy, NeuralAgent)
+    assert play_with(agent, rules, 3, rng) > 0
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("search:", "needs the name of the rollout agent"),
+        ("search:search", "cannot itself be a search"),
+        ("search:search-uniform", "cannot itself be a search"),
+        ("search:search:heuristic", "cannot itself be a search"),
+        ("search:nosuch", "rollout agent of 'search:nosuch': unknown agent 'nosuch'"),
+        ("search:model:nosuch", "no model file 'nosuch'"),
+    ],
+)
+def test_search_prefix_rejects_bad_rollout_agents(name: str, message: str) -> None:
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match=message):
+        make_agent(name, PRESETS["four_handed"])
