@@ -43,10 +43,10 @@ Registered agent names (``agents.make_agent``): ``"search"`` (the defaults),
 (``worlds="uniform"``), and ``"search:<agent>"``: the defaults with the agent
 named ``<agent>`` as the rollout policy, e.g. ``"search:model:four_handed"``
 (the shipped model plays the rollouts, weighs the worlds by surprise and is
-the choice search must beat by ``deviation_z``; see ``rollout_search_agent``). Five-handed, at the defaults (bidding searched, 64
-worlds), head-to-head duplicate matches (``euchre eval --variant five_handed
---agents search-policy search-uniform search --deals 250 --games 0 --seed
-2026``, 19 CPU minutes): search-policy minus search-uniform +0.056 +- 0.050
+the choice search must beat by ``deviation_z``; see ``rollout_search_agent``).
+Five-handed, at the defaults (bidding searched, 64 worlds), head-to-head
+duplicate matches (``euchre eval --variant five_handed --agents search-policy
+search-uniform search --deals 250 --games 0 --seed 2026``, 19 CPU minutes): search-policy minus search-uniform +0.056 +- 0.050
 points per hand, search minus search-uniform +0.049 +- 0.048, search-policy
 minus search +0.001 +- 0.043. Weighing the worlds by a model of the players
 looks better than uniform worlds (weak evidence: each interval only just
@@ -527,14 +527,14 @@ def rollout_search_agent(rollout: str, rules: RulesConfig, **kwargs: Any) -> Det
             "'search:' needs the name of the rollout agent after the colon, "
             "e.g. 'search:heuristic' or 'search:model:four_handed'"
         )
-    if rollout.split(":", 1)[0] in ("search", "search-policy", "search-uniform"):
-        raise ValueError(
-            f"the rollout agent of 'search:{rollout}' cannot itself be a search, got {rollout!r}"
-        )
     try:
         policy = rollout if rollout in ("heuristic", "random") else make_agent(rollout, rules)
     except ValueError as err:
         raise ValueError(f"the rollout agent of 'search:{rollout}': {err}") from err
+    if isinstance(policy, DeterminizedAgent):
+        raise ValueError(
+            f"the rollout agent of 'search:{rollout}' cannot itself be a search, got {rollout!r}"
+        )
     agent = DeterminizedAgent(rules, rollout_policy=policy, **kwargs)
     agent.name = f"search:{rollout}"
     return agent
