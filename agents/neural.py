@@ -97,6 +97,8 @@ class PolicyConfig:
     prior_weight: float = 0.0
     # the weight at every decision but trick play (bidding, discard, partner call, alone); None: prior_weight
     prior_weight_bidding: float | None = None
+    # the network sees each deal with its trump (else the upcard's suit) as suit 0: agents.suit_symmetry
+    suit_symmetry: bool = False
 
     def prior_weights(self, choice: np.ndarray) -> np.ndarray:
         """float32 (B,): the weight added at each row's prior choice ``choice`` (B,) (action ids)."""
@@ -144,10 +146,13 @@ class PolicyConfig:
                 f"{source}: 'prior' must be '' or one of {PRIORS}, 'prior_weight' a number and "
                 f"'prior_weight_bidding' a number or null, got {prior!r}, {weight!r} and {bidding!r}"
             )
+        symmetry = d.get("suit_symmetry", False)  # files written before it existed: False
+        if not isinstance(symmetry, bool):
+            raise ValueError(f"{source}: 'suit_symmetry' must be true or false, got {symmetry!r}")
         return PolicyConfig(
             rules=d["rules"], obs_size=d["obs_size"], hidden=list(hidden), activation=d["activation"],
             num_actions=d["num_actions"], provenance=provenance, prior=prior, prior_weight=float(weight),
-            prior_weight_bidding=None if bidding is None else float(bidding),
+            prior_weight_bidding=None if bidding is None else float(bidding), suit_symmetry=symmetry,
         )  # fmt: skip
 
 
@@ -188,7 +193,12 @@ def build_mlp(sizes: list[int], activation: str = "relu") -> Any:
 
 def actor_for(config: PolicyConfig) -> Any:
     """The actor network a config describes (weights freshly initialised)."""
-    return build_mlp([config.obs_size, *config.hidden, config.num_actions], config.activation)
+    mlp = build_mlp([config.obs_size, *config.hidden, config.num_actions], config.activation)
+    if not config.suit_symmetry:
+        return mlp
+    from agents.suit_symmetry import SuitSymmetric
+
+    return SuitSymmetric(mlp, rules_from_metadata(config.rules))
 
 
 def prior_agent(config: PolicyConfig, rules: RulesConfig) -> Agent | None:

@@ -659,13 +659,18 @@ def load_actor_into(policy: Any, path: str | Path, rules: RulesConfig) -> Any:
     The critic keeps its weights. Returns ``policy``.
 
     Raises:
-        ValueError: the model is for other rules, or its layers or activation
-            differ from the policy's (the message gives both).
+        ValueError: the model is for other rules, is suit-symmetric, or its
+            layers or activation differ from the policy's (the message gives both).
     """
     actor, config = load_policy(path)
     where = repr(str(path))
     if config.rules.get("variant") != rules.variant:
         raise ValueError(f"{where} was trained for {config.rules.get('variant')!r}, not {rules.variant!r}")
+    if config.suit_symmetry:
+        raise ValueError(
+            f"{where} is suit-symmetric (it relabels suits around its layers), which an SB3 MlpPolicy cannot "
+            f"do: start from a model trained with euchre train --no-suit-symmetry"
+        )
     ours = policy.state_dict()
     n = len([k for k in ours if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight")])
     hidden = [int(ours[f"mlp_extractor.policy_net.{2 * i}.weight"].shape[0]) for i in range(n)]

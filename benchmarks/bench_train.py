@@ -14,7 +14,8 @@ gradient), which it plays without the network (``--skip-forced``, the
 default); the line below counts them too, MaskablePPO's way. Both play against the heuristic (MaskablePPO: at both
 opponent seats, its own policy as partner, as its pool seats a drawn
 heuristic; ours: ``--opponents heuristic=1``, one side), and ours is also
-measured with its default pool (a quarter of its tables self-play).
+measured with its default pool (a quarter of its tables self-play), and once with
+``--no-suit-symmetry`` (plain MLPs on printed suits, what the suit relabelling costs).
 
 What bounds ours is the network: the script also times the forward and
 backward passes alone on random data of the same shapes and epochs (the
@@ -66,7 +67,8 @@ def sb3_rate(variant: str, hidden: str, seconds: float, threads: int) -> float:
 
 
 def ppo_rate(
-    variant: str, hidden: str, seconds: float, threads: int, opponents: str, precision: str = "fp32"
+    variant: str, hidden: str, seconds: float, threads: int, opponents: str, precision: str = "fp32",
+    suit_symmetry: bool = True,
 ) -> tuple[float, float, dict]:
     """Our trainer's learner decisions per second (learned from; all, forced ones included) and its time split
     (after one warm-up iteration)."""
@@ -74,7 +76,7 @@ def ppo_rate(
 
     args = Args(variant=variant, hidden=hidden, critic_hidden=hidden, critic="obs", opponents=opponents,
                 threads=threads, eval_every=0, progress=False, total_decisions=10**12,
-                precision=precision)  # fmt: skip
+                precision=precision, suit_symmetry=suit_symmetry)  # fmt: skip
     check_args(args)
     tr = Trainer(args)
     tr.iterate()  # warm-up
@@ -141,10 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         f"MaskablePPO (euchre train --algo sb3), vs heuristic:        {sb3:10,.0f} learner decisions/s  (1.00x)"
     )
     default = Args()
-    runs = [("vs heuristic", "heuristic=1", "fp32"), ("default pool", default.opponents, "fp32"),
-            ("default pool", default.opponents, "bf16")]  # fmt: skip
-    for label, pool, precision in runs:
-        rate, every, split = ppo_rate(args.variant, args.hidden, args.seconds, args.threads, pool, precision)
+    runs = [("vs heuristic", "heuristic=1", "fp32", True), ("default pool", default.opponents, "fp32", True),
+            ("default pool, printed suits", default.opponents, "fp32", False),
+            ("default pool", default.opponents, "bf16", True)]  # fmt: skip
+    for label, pool, precision, symmetric in runs:
+        rate, every, split = ppo_rate(args.variant, args.hidden, args.seconds, args.threads, pool, precision,
+                                      symmetric)  # fmt: skip
         share = split["update_seconds"] / max(split["rollout_seconds"] + split["update_seconds"], 1e-9)
         print(f"batched PPO (euchre train), {label}, {precision}:      {rate:10,.0f} learner decisions/s"
               f"  ({rate / sb3:.1f}x; {share:.0%} of the time in updates)")  # fmt: skip

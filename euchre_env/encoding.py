@@ -35,7 +35,7 @@ from functools import cache
 
 import numpy as np
 
-from euchre_env import cards
+from euchre_env import actions, cards
 from euchre_env.actions import NUM_PHASES, Phase
 from euchre_env.rules import NUM_TRICKS, RulesConfig
 from euchre_env.state import State
@@ -383,3 +383,66 @@ def encode(s: State, viewer: np.ndarray | int, rules: RulesConfig, dtype: type =
     bits = np.unpackbits(row.view(np.uint8), axis=1, count=enc.size, bitorder="little")
     dtype = np.dtype(dtype)
     return bits.view(dtype) if dtype.itemsize == 1 and dtype.kind in "biu" else bits.astype(dtype)
+
+
+# --- suit symmetry -------------------------------------------------------------
+#
+# Renaming the suits of a deal (keeping the two suits of a colour together)
+# gives the same game. A network can use that: relabel every observation so its
+# *reference suit* (trump once made, else the upcard's suit) is suit 0, the
+# other suit of its colour suit 1 and the remaining two suits 2 and 3 (in
+# printed order), and map its output back. Then every deal teaches it all four
+# trump suits at once.
+
+
+def suit_roles() -> np.ndarray:
+    """int64 (4, 4): ``[r, k]`` is the printed suit playing role ``k`` when ``r`` is the reference suit
+    (role 0: ``r``, 1: its same-colour suit, 2 and 3: the other colour in printed order)."""
+    roles = np.zeros((cards.NUM_SUITS, cards.NUM_SUITS), np.int64)
+    for r in range(cards.NUM_SUITS):
+        same = int(cards.SAME_COLOUR_SUIT[r])
+        roles[r] = [r, same, *[s for s in range(cards.NUM_SUITS) if s not in (r, same)]]
+    return roles
+
+
+def reference_suit(obs: np.ndarray, rules: RulesConfig) -> np.ndarray:
+    """int64 (B,): the reference suit of each (B, D) observation: trump once made, else the upcard's suit."""
+    layout, obs = obs_layout(rules), np.asarray(obs)
+    trump = obs[:, layout.slice("trump")] > 0
+    upcard = obs[:, layout.slice("upcard")][:, :C].reshape(-1, cards.NUM_SUITS, cards.NUM_RANKS).any(axis=2)
+    return np.where(trump.any(axis=1), trump.argmax(axis=1), upcard.argmax(axis=1)).astype(np.int64)
+
+
+def suit_symmetry_tables(rules: RulesConfig, extra_card_sets: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Index tables that put observations in canonical suits and map a network's logits back.
+
+    Args:
+        rules: the rules (for the layout).
+        extra_card_sets: card sets (``CARD_SLOTS`` entries each) appended after
+            the observation (the training critic's view of the other hands).
+
+    Returns:
+        ``(obs_src, action_src)``: int64 (4, D') and (4, A). For reference suit
+        ``r``, the canonical input is ``x[:, obs_src[r]]`` and the logit of
+        action ``a`` is the canonical logit ``action_src[r, a]`` (card actions
+        and suit naming are relabelled; everything else maps to itself).
+    """
+    layout = obs_layout(rules)
+    roles = suit_roles()
+    size = layout.size + CARD_SLOTS * extra_card_sets
+    card_entries = [(0, layout.offsets["passed_round_1"])]  # the card sets come first
+    card_entries.append((layout.size, size))
+    trump = layout.offsets["trump"]
+    obs_src = np.tile(np.arange(size, dtype=np.int64), (cards.NUM_SUITS, 1))
+    action_src = np.tile(np.arange(actions.NUM_ACTIONS, dtype=np.int64), (cards.NUM_SUITS, 1))
+    rank = np.arange(cards.NUM_RANKS)
+    for r in range(cards.NUM_SUITS):
+        for k, s in enumerate(roles[r]):  # canonical suit k holds printed suit s
+            for lo, hi in card_entries:
+                for base in range(lo, hi, CARD_SLOTS):
+                    obs_src[r, base + k * cards.NUM_RANKS + rank] = base + s * cards.NUM_RANKS + rank
+            obs_src[r, trump + k] = trump + s
+            for base in (actions.PLAY_BASE, actions.DISCARD_BASE, actions.CALL_BASE):
+                action_src[r, base + s * cards.NUM_RANKS + rank] = base + k * cards.NUM_RANKS + rank
+            action_src[r, actions.NAME_SUIT_BASE + s] = actions.NAME_SUIT_BASE + k
+    return obs_src, action_src

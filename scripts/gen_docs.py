@@ -51,6 +51,12 @@ the hidden kitty or the hidden partner.
 * The AEC environments' `state()` (for centralised critics, training only) is every seat's
   observation, `player_0` first, then the kitty's cards ({CARD_SLOTS} entries):
   `euchre_env.global_state`.
+* Suits are printed suits (clubs, diamonds, hearts, spades). Renaming the suits of a deal, the two
+  suits of each colour kept together, gives the same game (`tests/test_suit_symmetry.py` plays deals
+  and their renamings side by side). `encoding.reference_suit(obs, rules)` (trump once made, else the
+  upcard's suit) and `encoding.suit_symmetry_tables(rules)` relabel an observation so its reference
+  suit comes first and map a network's action logits back; `agents.suit_symmetry.SuitSymmetric` is
+  the network that does it, as `euchre train` builds by default.
 """
 
 

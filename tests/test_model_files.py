@@ -9,6 +9,7 @@ the converter keeps every action; SB3's full loader needs ``trust=True``.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import json
 import pathlib
@@ -231,6 +232,7 @@ def _tensors(hidden: int = 8, obs: int = 636) -> dict[str, torch.Tensor]:
         ({META_KEY: _config(activation="gelu")}, _tensors(), "'activation' must be one of"),
         ({META_KEY: _config(num_actions=94)}, _tensors(), "'num_actions' 93"),
         ({META_KEY: _config(rules={"variant": "six_handed"})}, _tensors(), "six_handed"),
+        ({META_KEY: _config(suit_symmetry="yes")}, _tensors(), "'suit_symmetry' must be true or false"),
         ({META_KEY: _config()}, _tensors(hidden=9), "do not match the network of its config"),
         ({META_KEY: _config()}, {**_tensors(), "extra": torch.zeros(1)}, "do not match the network"),
         (
@@ -368,6 +370,11 @@ def test_safetensors_actor_loads_into_an_sb3_policy(tmp_path: Path) -> None:
         load_actor_into(other.policy, dst, rules)
     with pytest.raises(ValueError, match="trained for 'four_handed'"):
         load_actor_into(other.policy, dst, make_rules("five_handed"))
+    sym = tmp_path / "sym.safetensors"
+    actor, config = load_policy(dst)
+    save_policy(sym, actor, dataclasses.replace(config, suit_symmetry=True))
+    with pytest.raises(ValueError, match=r"suit-symmetric .* --no-suit-symmetry"):
+        load_actor_into(fresh.policy, sym, rules)
 
 
 # ---------------------------------------------------------------------------------------------- (e)

@@ -390,11 +390,13 @@ def test_a_policy_with_the_heuristic_prior_starts_as_the_heuristic_and_saves_it(
     bidding_held = make_agent(f"model:{path}", rules)
     assert bidding_held.config.prior_weight_bidding == 10.0
     assert np.array_equal(bidding_held.act(obs, masks, rng), heuristic.act(obs, masks, rng))
-    with torch.no_grad():
-        net.actor[-1].bias[:] = 0.0
-        net.actor[-1].bias[:28] = torch.arange(28, dtype=torch.float32) * 4.0  # the highest card id, by > 3
+    plain = ppo.build_net(ppo.parse_args(["--variant", variant, "--hidden", "32", "--no-suit-symmetry"]), rules)
+    with torch.no_grad():  # (printed card ids: a suit-symmetric actor would rank its own relabelled ids)
+        plain.actor[-1].weight[:] = 0.0
+        plain.actor[-1].bias[:] = 0.0
+        plain.actor[-1].bias[:28] = torch.arange(28, dtype=torch.float32) * 4.0  # the highest card id, by > 3
     card = np.asarray(heuristic.act(obs, masks, rng)) < 28
-    acts = NeuralAgent((net.actor, bidding_held.config), rules).act(obs, masks, rng)
+    acts = NeuralAgent((plain.actor, bidding_held.config), rules).act(obs, masks, rng)
     highest = 27 - np.argmax(masks[:, 27::-1], axis=1)
     assert np.array_equal(acts[card], highest[card])
     assert np.array_equal(acts[~card], heuristic.act(obs[~card], masks[~card], rng))

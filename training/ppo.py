@@ -105,6 +105,9 @@ HELP = {
     "discard, partner call, alone); -1: --prior-weight. A large value keeps the prior's bidding and learns the play",
     "critic": "what the value network sees: 'full' (the seat's observation and the other hands; training "
     "only) or 'obs' (the observation alone)",
+    "suit_symmetry": "actor and critic see each deal with its trump (before trump: the upcard's suit) as the "
+    "first suit, so each hand teaches all four trump suits (agents.suit_symmetry); --no-suit-symmetry: plain "
+    "MLPs (needed to continue with --algo sb3)",
     "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
     "opponents": "opponent pool with weights, per table, e.g. 'self=1,heuristic=1,snapshots=1' "
     "(kinds: self, snapshots, heuristic, random, search)",
@@ -160,6 +163,7 @@ class Args:
     prior_weight: float = 3.0
     prior_weight_bidding: float = -1.0
     critic: str = "full"
+    suit_symmetry: bool = True
     zero_sum: bool = True
     opponents: str = "heuristic=3,self=1"
     snapshot_every: int = 1_000_000
@@ -250,6 +254,11 @@ def build_net(args: Args, rules: RulesConfig) -> Any:
     net.critic = build_mlp(
         [d + extra, *layer_sizes(args.critic_hidden, "--critic-hidden"), 1], args.activation
     )
+    if args.suit_symmetry:
+        from agents.suit_symmetry import SuitSymmetric
+
+        net.actor = SuitSymmetric(net.actor, rules)
+        net.critic = SuitSymmetric(net.critic, rules, extra // 32, relabel_output=False)
     for module, last_gain in ((net.actor, 0.01), (net.critic, 1.0)):
         linears = [m for m in module if isinstance(m, torch.nn.Linear)]
         for i, layer in enumerate(linears):
@@ -266,6 +275,7 @@ def policy_config(args: Args, rules: RulesConfig, provenance: dict[str, Any]) ->
         hidden=layer_sizes(args.hidden, "--hidden"), activation=args.activation, provenance=provenance,
         prior=args.prior, prior_weight=args.prior_weight if args.prior else 0.0,
         prior_weight_bidding=args.prior_weight_bidding if args.prior and args.prior_weight_bidding >= 0 else None,
+        suit_symmetry=args.suit_symmetry,
     )  # fmt: skip
 
 
