@@ -430,8 +430,7 @@ def suit_symmetry_tables(rules: RulesConfig, extra_card_sets: int = 0) -> tuple[
     layout = obs_layout(rules)
     roles = suit_roles()
     size = layout.size + CARD_SLOTS * extra_card_sets
-    card_entries = [(0, layout.offsets["passed_round_1"])]  # the card sets come first
-    card_entries.append((layout.size, size))
+    card_entries = ((0, layout.offsets["passed_round_1"]), (layout.size, size))  # card sets: first, and extra
     trump = layout.offsets["trump"]
     obs_src = np.tile(np.arange(size, dtype=np.int64), (cards.NUM_SUITS, 1))
     action_src = np.tile(np.arange(actions.NUM_ACTIONS, dtype=np.int64), (cards.NUM_SUITS, 1))

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from euchre_env.actions import NUM_ACTIONS
-from euchre_env.encoding import obs_layout
+from euchre_env.encoding import CARD_SLOTS, obs_layout
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from training.options import check_ranges, dataclass_parser, layer_sizes
 from training.runs import (
@@ -248,7 +248,8 @@ def build_net(args: Args, rules: RulesConfig) -> Any:
     from agents.neural import build_mlp
 
     d = obs_layout(rules).size
-    extra = 32 * (rules.num_players - 1) if args.critic == "full" else 0
+    others = rules.num_players - 1 if args.critic == "full" else 0  # the other hands' card sets
+    extra = CARD_SLOTS * others
     net = torch.nn.Module()
     net.actor = build_mlp([d, *layer_sizes(args.hidden, "--hidden"), NUM_ACTIONS], args.activation)
     net.critic = build_mlp(
@@ -258,7 +259,7 @@ def build_net(args: Args, rules: RulesConfig) -> Any:
         from agents.suit_symmetry import SuitSymmetric
 
         net.actor = SuitSymmetric(net.actor, rules)
-        net.critic = SuitSymmetric(net.critic, rules, extra // 32, relabel_output=False)
+        net.critic = SuitSymmetric(net.critic, rules, others, relabel_output=False)
     for module, last_gain in ((net.actor, 0.01), (net.critic, 1.0)):
         linears = [m for m in module if isinstance(m, torch.nn.Linear)]
         for i, layer in enumerate(linears):
