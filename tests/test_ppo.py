@@ -10,6 +10,7 @@ short run beats random, the same seed gives the same model, Ctrl-C saves and
 from __future__ import annotations
 
 import json
+import shlex
 import signal
 import subprocess
 import sys
@@ -257,6 +258,12 @@ def test_ctrl_c_saves_and_resume_continues_exactly(tmp_path, whole_run):
     assert "resumed" in proc.stdout and "trained" in proc.stdout
     assert same(weights(out / "model.safetensors"), weights(whole_run / "model.safetensors"))
     assert same_history(whole_run, out)
+    # The model records the command that began the run, then the resumption and where it took over.
+    prov = load_policy(out / "model.safetensors")[1].provenance
+    assert prov["command"] == "euchre train " + shlex.join(["--out", str(out), *RESUMABLE])
+    (resumed,) = prov["resumed"]
+    assert resumed["command"] == f"euchre train --resume {shlex.quote(str(out))} --no-progress"
+    assert 0 < resumed["learner_decisions"] < prov["learner_decisions"] and resumed["commit"] == prov["commit"]
 
 
 def assert_no_corrupt_file(run_dir: Path) -> None:

@@ -568,12 +568,17 @@ class Trainer:
     def load(self, path: Path) -> None:
         from agents.neural import actor_for
 
-        self.progress, self.snapshot_actors = load_checkpoint(
+        self.progress, self.snapshot_actors, first = load_checkpoint(
             path, self.net, self.opt, lambda: actor_for(self.config)
         )
+        if first is not None:  # the model records the command that began the run, then each resumption
+            now = {k: self.config.provenance[k] for k in ("command", "commit")}
+            resumed = [*first.get("resumed", []), {**now, "learner_decisions": self.progress.learner_decisions}]
+            self.config = dataclasses.replace(self.config, provenance={**first, "resumed": resumed})
 
     def save(self, path: Path) -> None:
-        save_checkpoint(path, self.net, self.opt, self.snapshot_actors, self.progress, self.args)
+        save_checkpoint(path, self.net, self.opt, self.snapshot_actors, self.progress, self.args,
+                        self.config.provenance)  # fmt: skip
 
     def snapshots(self) -> list[Any]:
         from agents.neural import NeuralAgent

@@ -39,9 +39,14 @@ _CKPT_KEY = "euchre_env_checkpoint"
 
 
 def save_checkpoint(
-    path: Path, net: Any, opt: Any, snapshots: list[Any], progress: Progress, args: Any
+    path: Path, net: Any, opt: Any, snapshots: list[Any], progress: Progress, args: Any,
+    provenance: dict[str, Any] | None = None,
 ) -> None:
-    """Everything ``--resume`` needs, as tensors and JSON (no pickle), written atomically."""
+    """Everything ``--resume`` needs, as tensors and JSON (no pickle), written atomically.
+
+    ``provenance`` (what made the run: the first command, seed, commit, and any
+    resumptions) is kept so that a resumed run's model records where it began.
+    """
     import torch
     from safetensors.torch import save_file
 
@@ -53,7 +58,7 @@ def save_checkpoint(
     for j, snap in enumerate(snapshots):
         tensors.update({f"snap.{j}.{k}": v for k, v in snap.state_dict().items()})
     meta = {"progress": dataclasses.asdict(progress), "param_groups": opt_state["param_groups"],
-            "snapshots": len(snapshots), "args": dataclasses.asdict(args)}  # fmt: skip
+            "snapshots": len(snapshots), "args": dataclasses.asdict(args), "provenance": provenance}  # fmt: skip
     tensors = {k: v.detach().to("cpu", copy=True).contiguous() for k, v in tensors.items()}
     tmp = path.with_name(path.name + ".tmp")
     save_file(tensors, str(tmp), metadata={_CKPT_KEY: json.dumps(meta)})
@@ -61,8 +66,14 @@ def save_checkpoint(
     tmp.replace(path)
 
 
-def load_checkpoint(path: Path, net: Any, opt: Any, make_actor: Any) -> tuple[Progress, list[Any]]:
-    """Restore ``net`` and ``opt`` in place from :func:`save_checkpoint`; returns progress and snapshots."""
+def load_checkpoint(
+    path: Path, net: Any, opt: Any, make_actor: Any
+) -> tuple[Progress, list[Any], dict[str, Any] | None]:
+    """Restore ``net`` and ``opt`` in place from :func:`save_checkpoint`.
+
+    Returns the progress, the snapshot actors and the stored provenance (None in
+    checkpoints written before it was kept).
+    """
     from safetensors import safe_open
 
     with safe_open(str(path), framework="pt") as f:
@@ -82,7 +93,7 @@ def load_checkpoint(path: Path, net: Any, opt: Any, make_actor: Any) -> tuple[Pr
         prefix = f"snap.{j}."
         actor.load_state_dict({k[len(prefix) :]: v for k, v in tensors.items() if k.startswith(prefix)})
         snapshots.append(actor.eval())
-    return Progress(**meta["progress"]), snapshots
+    return Progress(**meta["progress"]), snapshots, meta.get("provenance")
 
 
 def prepare_run_dir(args: Any) -> Path:
