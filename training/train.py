@@ -42,7 +42,7 @@ default trainer's (``euchre train --resume``, :mod:`training.ppo`).
 ``--imitate-rollouts PHASES`` the decisions of those phases instead learn
 each legal action's value (one rollout per action, the hand finished by the
 imitated agent), a one-step improvement of it; ``--total-timesteps 0``
-stops there (no PPO). The five-handed shipped model was made so.
+stops there (no PPO). An earlier five-handed shipped model was made so (docs/five_handed_model.md).
 """
 
 from __future__ import annotations
