@@ -326,6 +326,7 @@ def test_kill_9_at_random_points_leaves_whole_files_and_resume_reaches_the_same_
         (["--clip-coef", "-1"], "--clip-coef must be in (0, 10]"),
         (["--num-tables", "0"], "--num-tables must be at least 1"),
         (["--eval-every", "-5"], "--eval-every must be at least 0"),
+        (["--total-decisions", "-1"], "--total-decisions must be at least 0"),
         (["--hidden", "abc"], "--hidden must be positive layer sizes"),
         (["--opponents", "nosuch=1"], "unknown pool entry 'nosuch'"),
         (["--imitate", "nosuch"], "--imitate must be an agent name"),
@@ -341,6 +342,16 @@ def test_bad_options_exit_2_with_one_line(argv, message, tmp_path):
     proc = run_cli("train", "--out", str(tmp_path / "x"), *argv, check=False)
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("variant", ["four_handed", "four_handed_no_stick", "five_handed"])
+def test_the_default_length_is_the_variants_and_an_explicit_one_is_kept(variant):
+    players = make_rules(variant).num_players
+    assert ppo.parse_args(["--variant", variant]).total_decisions == 0  # resolved when the run starts
+    resolved = ppo.resolve_args(ppo.Args(variant=variant, precision="fp32"))
+    assert resolved.total_decisions == ppo.DEFAULT_DECISIONS[players] > 0 and resolved.precision == "fp32"
+    assert ppo.resolve_args(ppo.Args(variant=variant, total_decisions=1234)).total_decisions == 1234
+    assert ppo.resolve_args(ppo.Args(precision="auto")).precision in ("fp32", "bf16")
 
 
 def test_an_existing_run_folder_is_refused_unless_overwrite_or_resume(tmp_path):

@@ -73,6 +73,10 @@ from training.runs import (
     write_json,
 )
 
+# Learner decisions of a run at the default --total-decisions, by number of players: about ten minutes of
+# training with its periodic evaluations on two CPU cores without bfloat16 matrix units (float32 updates).
+DEFAULT_DECISIONS = {4: 4_000_000, 5: 3_000_000}
+
 HELP = {
     "exp_name": "experiment name, part of the generated run folder's name",
     "variant": "game: four_handed or five_handed",
@@ -81,7 +85,8 @@ HELP = {
     "runs_dir": "parent of the generated run folder when --out is not given",
     "overwrite": "allow an --out folder that is not empty (its files are replaced)",
     "resume": "continue the run in this folder exactly where its checkpoint stopped (its args.json is used)",
-    "total_decisions": "learner decisions to train on (every seat's decisions count)",
+    "total_decisions": "learner decisions to train on (every seat's decisions count); 0: the variant's default, "
+    + ", ".join(f"{n:,} with {players} players" for players, n in DEFAULT_DECISIONS.items()),
     "num_tables": "hands dealt and played at once per iteration",
     "skip_forced": "leave the learner's forced decisions (one legal action) out of the training data and of "
     "--total-decisions: they carry no policy gradient (about 30%% of four-handed decisions)",
@@ -143,7 +148,7 @@ class Args:
     runs_dir: str = "runs"
     overwrite: bool = False
     resume: str = ""
-    total_decisions: int = 10_000_000
+    total_decisions: int = 0
     num_tables: int = 1024
     skip_forced: bool = True
     learning_rate: float = 1e-3
@@ -207,9 +212,9 @@ def check_args(args: Args) -> None:
     """Raise ``ValueError`` naming the first option out of range."""
     check_ranges(
         args,
-        at_least_1=("total_decisions", "num_tables", "minibatch_size", "update_epochs", "max_snapshots",
+        at_least_1=("num_tables", "minibatch_size", "update_epochs", "max_snapshots",
                     "threads", "snapshot_every", "checkpoint_every"),
-        at_least_0=("eval_every", "eval_search_deals", "final_eval_deals", "seed", "ent_coef", "vf_coef"),
+        at_least_0=("total_decisions", "eval_every", "eval_search_deals", "final_eval_deals", "seed", "ent_coef", "vf_coef"),
         positive=("learning_rate", "max_grad_norm"),
         intervals=(("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_coef", 0, 10)),
     )  # fmt: skip
@@ -278,6 +283,14 @@ def policy_config(args: Args, rules: RulesConfig, provenance: dict[str, Any]) ->
         prior_weight_bidding=args.prior_weight_bidding if args.prior and args.prior_weight_bidding >= 0 else None,
         suit_symmetry=args.suit_symmetry,
     )  # fmt: skip
+
+
+def resolve_args(args: Args) -> Args:
+    """``args`` with its machine- and variant-dependent defaults made explicit: ``--precision auto`` and
+    ``--total-decisions 0`` (``DEFAULT_DECISIONS`` by number of players)."""
+    players = make_rules(args.variant).num_players
+    return dataclasses.replace(args, precision=resolve_precision(args.precision, args.device),
+                               total_decisions=args.total_decisions or DEFAULT_DECISIONS[players])  # fmt: skip
 
 
 def resolve_precision(precision: str, device: str) -> str:
@@ -552,7 +565,7 @@ class Trainer:
 
         torch.set_num_threads(args.threads)
         torch.manual_seed(args.seed)
-        args = dataclasses.replace(args, precision=resolve_precision(args.precision, args.device))
+        args = resolve_args(args)
         self.args, self.device = args, torch.device(args.device)
         self.rules = make_rules(args.variant, episode="hand")
         self.net = build_net(args, self.rules).to(self.device)
@@ -688,7 +701,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
         stored = {"precision": "fp32", **json.loads((run_dir / "args.json").read_text())}  # runs from before bf16
         args = Args(**{**stored, "resume": args.resume, "progress": args.progress})
     else:
-        args = dataclasses.replace(args, precision=resolve_precision(args.precision, args.device))
+        args = resolve_args(args)
         write_json(run_dir / "args.json", dataclasses.asdict(args))
     command = command or "training.ppo.train(" + repr(dataclasses.asdict(args)) + ")"
     tr = Trainer(args, command)
