@@ -15,6 +15,10 @@ The config (``PolicyConfig.to_json``)::
      "provenance": {"command": "...", "seed": 1, "commit": "...", "decisions": ...}}
 
 The network is an MLP: ``obs (B, obs_size) -> hidden layers -> logits (B, 93)``.
+With ``"features": "derived"`` its input is the observation followed by the
+card sets :func:`euchre_env.derived.derived_card_sets` works out from it
+(unseen cards, where each may be, the trick's state), computed before the
+network (:func:`network_input`).
 A policy may build on a rule-based agent (``"prior": "heuristic"``): that
 agent's choice gets ``prior_weight`` added to its logit, so an untrained
 network plays as the agent and training learns where to depart from it.
@@ -58,6 +62,7 @@ __all__ = [
     "PolicyConfig",
     "build_mlp",
     "load_policy",
+    "network_input",
     "rules_from_metadata",
     "rules_metadata",
     "save_policy",
@@ -67,6 +72,7 @@ FORMAT = "euchre-env-policy"
 VERSION = 1
 META_KEY = "euchre_env"
 ACTIVATIONS = ("relu", "tanh")
+FEATURES = ("", "derived")  # what a network sees besides the observation (network_input)
 PRIORS = ("heuristic",)  # agents a policy may build on (rule-based, deterministic, observation-only)
 _SETTINGS = ("stick_the_dealer", "defend_alone", "points_to_win")
 
@@ -99,6 +105,8 @@ class PolicyConfig:
     prior_weight_bidding: float | None = None
     # the network sees each deal with its trump (else the upcard's suit) as suit 0: agents.suit_symmetry
     suit_symmetry: bool = False
+    # "" (the observation alone) or "derived" (followed by euchre_env.derived's card sets): network_input
+    features: str = ""
 
     def prior_weights(self, choice: np.ndarray) -> np.ndarray:
         """float32 (B,): the weight added at each row's prior choice ``choice`` (B,) (action ids)."""
@@ -149,10 +157,14 @@ class PolicyConfig:
         symmetry = d.get("suit_symmetry", False)  # files written before it existed: False
         if not isinstance(symmetry, bool):
             raise ValueError(f"{source}: 'suit_symmetry' must be true or false, got {symmetry!r}")
+        features = d.get("features", "")  # files written before it existed: ""
+        if features not in FEATURES:
+            raise ValueError(f"{source}: 'features' must be one of {FEATURES}, got {features!r}")
         return PolicyConfig(
             rules=d["rules"], obs_size=d["obs_size"], hidden=list(hidden), activation=d["activation"],
             num_actions=d["num_actions"], provenance=provenance, prior=prior, prior_weight=float(weight),
             prior_weight_bidding=None if bidding is None else float(bidding), suit_symmetry=symmetry,
+            features=features,
         )  # fmt: skip
 
 
@@ -191,14 +203,39 @@ def build_mlp(sizes: list[int], activation: str = "relu") -> Any:
     return torch.nn.Sequential(*layers)
 
 
+def extra_card_sets(features: str, rules: RulesConfig) -> int:
+    """Card sets ``features`` appends to the observation (``CARD_SLOTS`` entries each)."""
+    from euchre_env.derived import num_derived_sets
+
+    return num_derived_sets(rules) if features == "derived" else 0
+
+
+def network_input(obs: np.ndarray, features: str, rules: RulesConfig) -> np.ndarray:
+    """What a network with ``features`` sees: (B, D) observations, then (``"derived"``) their derived card sets.
+
+    Returns ``obs`` itself for ``features == ""``, else a new array of ``obs``'s dtype.
+    """
+    if not features:
+        return obs
+    from euchre_env.derived import derived_card_sets
+
+    return np.concatenate([obs, derived_card_sets(obs, rules).astype(obs.dtype, copy=False)], axis=1)
+
+
 def actor_for(config: PolicyConfig) -> Any:
     """The actor network a config describes (weights freshly initialised)."""
-    mlp = build_mlp([config.obs_size, *config.hidden, config.num_actions], config.activation)
+    from euchre_env.encoding import CARD_SLOTS
+
+    rules = rules_from_metadata(config.rules)
+    extra = extra_card_sets(config.features, rules)
+    mlp = build_mlp(
+        [config.obs_size + CARD_SLOTS * extra, *config.hidden, config.num_actions], config.activation
+    )
     if not config.suit_symmetry:
         return mlp
     from agents.suit_symmetry import SuitSymmetric
 
-    return SuitSymmetric(mlp, rules_from_metadata(config.rules))
+    return SuitSymmetric(mlp, rules, extra)
 
 
 def prior_agent(config: PolicyConfig, rules: RulesConfig) -> Agent | None:
@@ -343,6 +380,7 @@ class NeuralAgent(LogitAgent):
         if self._hidden is not None and x[:, self._hidden].any():
             x = x.copy()
             x[:, self._hidden] = 0.0
+        x = network_input(x, self.config.features, self.rules)
         device = next(self.actor.parameters()).device
         with torch.no_grad():
             out = self.actor(torch.as_tensor(x, device=device)).cpu().numpy().astype(np.float32, copy=False)

@@ -671,6 +671,11 @@ def load_actor_into(policy: Any, path: str | Path, rules: RulesConfig) -> Any:
             f"{where} is suit-symmetric (it relabels suits around its layers), which an SB3 MlpPolicy cannot "
             f"do: start from a model trained with euchre train --no-suit-symmetry"
         )
+    if config.features:
+        raise ValueError(
+            f"{where} sees {config.features!r} features besides the observation, which an SB3 MlpPolicy cannot "
+            f"compute: start from a model trained without --features"
+        )
     ours = policy.state_dict()
     n = len([k for k in ours if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight")])
     hidden = [int(ours[f"mlp_extractor.policy_net.{2 * i}.weight"].shape[0]) for i in range(n)]

@@ -115,6 +115,12 @@ def _pieces(obs: np.ndarray, rules: RulesConfig) -> Callable[..., np.ndarray]:
     return piece
 
 
+def _masks(card_sets: np.ndarray) -> np.ndarray:
+    """uint32 (B, k) card masks of (B, k, C) card sets (entry ``c`` = card id ``c``; C <= 32 packs in 4 bytes)."""
+    packed = np.packbits(card_sets.astype(bool), axis=2, bitorder="little")  # (B, k, 4) bytes
+    return np.ascontiguousarray(packed).view("<u4")[..., 0]
+
+
 def _index(onehot: np.ndarray) -> np.ndarray:
     """Position of the set entry of each row of a (B, K) one-hot array, -1 if none. Int64 (B,)."""
     return np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
@@ -163,10 +169,10 @@ def _public_state(obs: np.ndarray, rules: RulesConfig, rng: np.random.Generator)
 def _decode_tricks(s: State, piece: Callable[..., np.ndarray], rules: RulesConfig) -> None:
     """Fill trick_cards, trick_winner, tricks_won, trick_no, n_played, leader, led, revealed."""
     b, p = s.batch_size, rules.num_players
-    by = piece("played_by", p)  # (B, P, C)
-    when = piece("played_in", NUM_TRICKS)  # (B, T, C)
-    both = by[:, None, :, :] & when[:, :, None, :]  # (B, T, P, C)
-    s.trick_cards[:] = np.where(both.any(axis=3), both.argmax(axis=3), -1)
+    by = _masks(piece("played_by", p))  # (B, P) uint32
+    when = _masks(piece("played_in", NUM_TRICKS))  # (B, T)
+    both = by[:, None, :] & when[:, :, None]  # (B, T, P): one card's bit, or 0
+    s.trick_cards[:] = np.where(both > 0, np.bitwise_count(both - np.uint32(1)), -1)  # the bit's index
     winners = piece("trick_winner").reshape(b, NUM_TRICKS, p)
     s.trick_winner[:] = _index(winners.reshape(-1, p)).reshape(b, NUM_TRICKS)
     s.tricks_won[:] = piece("tricks_won").reshape(b, p, NUM_TRICKS).sum(axis=2)
@@ -208,47 +214,52 @@ def _voids(s: State, rules: RulesConfig) -> np.ndarray:
     return np.bitwise_or.reduce(np.where(failed, 1 << np.maximum(led, 0)[:, :, None], 0), axis=1)
 
 
-def _constraints(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Hidden cards, where each may lie, and how many cards each location takes.
+def _constraint_masks(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hidden cards, where each may lie, and how many cards each location takes, as card masks.
 
     Locations: 0 the hidden kitty, ``1 .. P-1`` the other seats' hands
     (relative seats), ``P`` the dealer's discard.
 
     Returns:
-        ``hidden`` (B, C) bool: cards the viewer cannot place;
-        ``allowed`` (B, C, P + 1) bool: locations each card may occupy;
+        ``hidden`` uint32 (B,): cards the viewer cannot place;
+        ``allowed`` uint32 (B, P + 1): cards each location may hold;
         ``caps`` (B, P + 1) int64: cards each location takes (kitty included).
     """
     b, p = s.batch_size, rules.num_players
     rows = np.arange(b)
-    bit = lambda mask: (mask.astype(np.int64)[..., None] >> np.arange(C)) & 1 == 1
-    played = np.zeros((b, C), bool)
-    tc = s.trick_cards.reshape(b, -1).astype(np.int64)
-    played[np.nonzero(tc >= 0)[0], tc[tc >= 0]] = True
-    seen = bit(s.hands[:, 0]) | bit(s.kitty) | played
-    seen[rows[s.discard >= 0], s.discard[s.discard >= 0]] = True
+    bit_or_none = lambda card: np.where(card >= 0, cards.CARD_BIT[np.maximum(card, 0)], np.uint32(0))
+    played = np.bitwise_or.reduce(bit_or_none(s.trick_cards.reshape(b, -1)), axis=1)
     dealer_taking = s.phase == Phase.DISCARD  # the dealer holds the upcard, face up so far
-    seen[rows, s.upcard] |= dealer_taking
-    hidden = bit(np.uint32(rules.deck_mask)) & ~seen  # (B, C)
-    allowed = np.ones((b, C, p + 1), bool)
-    eff = cards.EFFECTIVE_SUIT[s.trump]  # (B, C)
-    voids = _voids(s, rules)  # (B, P)
-    allowed[:, :, 1:p] = (voids[:, None, 1:] >> eff[:, :, None].astype(np.int64)) & 1 == 0
+    up = cards.CARD_BIT[s.upcard]
+    seen = s.hands[:, 0] | s.kitty | played | bit_or_none(s.discard) | np.where(dealer_taking, up, 0)
+    hidden = np.uint32(rules.deck_mask) & ~seen.astype(np.uint32)
+    every = np.uint32(cards.ALL_CARDS_28)
+    allowed = np.full((b, p + 1), every, np.uint32)
+    voids = _voids(s, rules)  # (B, P) 4-bit masks of effective suits
+    suit_cards = cards.SUIT_BITS[s.trump, : cards.NUM_SUITS]  # (B, 4)
+    for k in range(cards.NUM_SUITS):
+        allowed[:, 1:p] &= np.where((voids[:, 1:] >> k) & 1 == 1, ~suit_cards[:, k : k + 1], every)
     maker = s.maker.astype(np.int64)
     called_hidden = (s.called >= 0) & (maker > 0)
-    allowed[rows[called_hidden], s.called[called_hidden], maker[called_hidden]] = False
-    up_hidden = hidden[rows, s.upcard]  # taken by another dealer, not played, not face up
-    up_rows, up = rows[up_hidden], s.upcard[up_hidden]
-    keep = allowed[up_rows, up, s.dealer[up_hidden]]
-    allowed[up_rows, up, :] = False
-    allowed[up_rows, up, s.dealer[up_hidden]] = keep
-    allowed[up_rows, up, p] = True
+    allowed[rows[called_hidden], maker[called_hidden]] &= ~cards.CARD_BIT[s.called[called_hidden]]
+    up_hidden = (hidden & up) != 0  # taken by another dealer, not played, not face up
+    keep = allowed[rows, s.dealer] & up
+    allowed[up_hidden] &= ~up[up_hidden, None]
+    allowed[rows[up_hidden], s.dealer[up_hidden]] |= keep[up_hidden]
+    allowed[up_hidden, p] |= up[up_hidden]
     caps = np.zeros((b, p + 1), np.int64)
     caps[:, 0] = rules.kitty_size - 1
     caps[:, 1:p] = HAND_SIZE - (s.trick_cards[:, :, 1:] >= 0).sum(axis=1)
     taken = (s.maker >= 0) & (s.bid_round == 1)
     caps[:, p] = taken & ~dealer_taking & (s.dealer != 0)
     return hidden, allowed, caps
+
+
+def _constraints(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_constraint_masks` as bools: ``hidden`` (B, C), ``allowed`` (B, C, P + 1), and ``caps``."""
+    hidden, allowed, caps = _constraint_masks(s, rules)
+    bit = lambda mask: (mask.astype(np.int64)[..., None] >> np.arange(C)) & 1 == 1
+    return bit(hidden), bit(allowed).transpose(0, 2, 1), caps
 
 
 # --- exact uniform sampling ---------------------------------------------------

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from euchre_env import engine
 from euchre_env.rules import PRESETS, RulesConfig
+from euchre_env.state import State
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -32,3 +34,14 @@ def rules(preset_name: str) -> RulesConfig:
 def variant(request: pytest.FixtureRequest) -> str:
     """Each variant in turn."""
     return str(request.param)
+
+
+def random_positions(rules: RulesConfig, rng: np.random.Generator, tables: int) -> State:
+    """Every live state of ``tables`` uniformly random hands (or games), concatenated
+    (``from conftest import random_positions``)."""
+    s = engine.init_state(rules, tables, rng=rng)
+    seen = []
+    while not engine.is_done(s).all():
+        seen.append(s.take(np.flatnonzero(~engine.is_done(s))))
+        s = engine.step(s, engine.sample_legal(s, rules, rng), rules)
+    return State.concatenate(seen)

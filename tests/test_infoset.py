@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import random_positions
 
 from euchre_env import cards, engine, make_rules
 from euchre_env.actions import Phase
@@ -21,16 +22,6 @@ PUBLIC_FIELDS = (
     "defender_alone", "out", "trick_no", "leader", "led", "n_played", "trick_cards", "trick_winner",
     "tricks_won", "scores", "played_by", "trick_bits",
 )  # fmt: skip
-
-
-def random_positions(rules: RulesConfig, rng: np.random.Generator, tables: int) -> State:
-    """Every live state of ``tables`` uniformly random hands (or games), concatenated."""
-    s = engine.init_state(rules, tables, rng=rng)
-    seen = []
-    while not engine.is_done(s).all():
-        seen.append(s.take(np.flatnonzero(~engine.is_done(s))))
-        s = engine.step(s, engine.sample_legal(s, rules, rng), rules)
-    return State.concatenate(seen)
 
 
 def rotate(s: State, viewer: np.ndarray, p: int) -> State:

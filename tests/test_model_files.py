@@ -25,7 +25,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common import save_util
 
 from agents import make_agent
-from agents.neural import META_KEY, NeuralAgent, PolicyConfig, build_mlp, load_policy, save_policy
+from agents.neural import META_KEY, NeuralAgent, PolicyConfig, actor_for, build_mlp, load_policy, save_policy
 from agents.sb3_policy import (
     MODELS_DIR,
     SB3Policy,
@@ -233,6 +233,8 @@ def _tensors(hidden: int = 8, obs: int = 636) -> dict[str, torch.Tensor]:
         ({META_KEY: _config(num_actions=94)}, _tensors(), "'num_actions' 93"),
         ({META_KEY: _config(rules={"variant": "six_handed"})}, _tensors(), "six_handed"),
         ({META_KEY: _config(suit_symmetry="yes")}, _tensors(), "'suit_symmetry' must be true or false"),
+        ({META_KEY: _config(features="voids")}, _tensors(), "'features' must be one of"),
+        ({META_KEY: _config(features="derived")}, _tensors(), "do not match the network of its config"),
         ({META_KEY: _config()}, _tensors(hidden=9), "do not match the network of its config"),
         ({META_KEY: _config()}, {**_tensors(), "extra": torch.zeros(1)}, "do not match the network"),
         (
@@ -375,6 +377,10 @@ def test_safetensors_actor_loads_into_an_sb3_policy(tmp_path: Path) -> None:
     save_policy(sym, actor, dataclasses.replace(config, suit_symmetry=True))
     with pytest.raises(ValueError, match=r"suit-symmetric .* --no-suit-symmetry"):
         load_actor_into(fresh.policy, sym, rules)
+    derived = dataclasses.replace(config, features="derived")
+    save_policy(tmp_path / "derived.safetensors", actor_for(derived), derived)
+    with pytest.raises(ValueError, match=r"sees 'derived' features .* without --features"):
+        load_actor_into(fresh.policy, tmp_path / "derived.safetensors", rules)
 
 
 # ---------------------------------------------------------------------------------------------- (e)

@@ -438,7 +438,7 @@ def test_the_update_precision_recomputes_the_behaviour_log_probs_close_to_the_ro
                           tr.config.prior_weights, chosen)  # fmt: skip
     seeds = rng.integers(0, 2**63, size=64, dtype=np.uint64)
     ro = collect(tr.rules, seeds, np.full((64, 4), -1, np.int64), act, [], rng, True, record_forced=False)
-    data = ppo.to_tensors(ro, args, tr.device)
+    data = ppo.to_tensors(ro, args, tr.device, tr.rules)
     data["prior"] = torch.from_numpy(np.concatenate(chosen))
     data["prior_w"] = torch.from_numpy(tr.config.prior_weights(data["prior"].numpy()))
     recomputed = ppo.logp_of(tr.net, data, args)
@@ -450,3 +450,33 @@ def test_the_update_precision_recomputes_the_behaviour_log_probs_close_to_the_ro
     data["logp"], data["advantages"], data["returns"] = recomputed, torch.from_numpy(adv), torch.from_numpy(ret)
     stats = ppo.ppo_update(tr.net, tr.opt, data, args, torch.Generator().manual_seed(0))
     assert all(np.isfinite(v) for v in stats.values()) and stats["approx_kl"] < 0.05, stats
+
+
+def test_derived_features_reach_the_actor_alike_in_rollout_update_and_saved_model(tmp_path):
+    """With --features derived the rollout (per step), the update (all rows at once) and the saved model
+    (a NeuralAgent) must give the actor the same input: the same log-probabilities and logits."""
+    from agents.neural import NeuralAgent, network_input, save_policy
+    from euchre_env.derived import num_derived_sets
+    from euchre_env.encoding import obs_layout
+
+    args = ppo.Args(num_tables=48, features="derived", hidden="32", critic_hidden="32", eval_every=0, prior="",
+                    progress=False, threads=1, precision="fp32")  # fmt: skip
+    tr = ppo.Trainer(args)
+    d, k = obs_layout(tr.rules).size, num_derived_sets(tr.rules)
+    first = lambda m: next(x for x in m if isinstance(x, torch.nn.Linear)).in_features
+    assert first(tr.net.actor) == d + 32 * k and first(tr.net.critic) == d + 32 * (k + 3)
+    rng = np.random.default_rng(3)
+    inputs = lambda obs: network_input(obs, "derived", tr.rules)
+    act = ppo.learner_act(tr.net.actor, torch.Generator().manual_seed(0), tr.device, inputs=inputs)
+    seeds = rng.integers(0, 2**63, size=48, dtype=np.uint64)
+    ro = collect(tr.rules, seeds, np.full((48, 4), -1, np.int64), act, [], rng, True, record_forced=False)
+    data = ppo.to_tensors(ro, args, tr.device, tr.rules)
+    assert data["x"].shape == (len(ro), d + 32 * k)
+    assert (ppo.logp_of(tr.net, data, args) - data["logp"]).abs().max().item() < 1e-5
+    path = save_policy(tmp_path / "m.safetensors", tr.net.actor, tr.config)
+    agent = make_agent(f"model:{path}", tr.rules)
+    assert isinstance(agent, NeuralAgent) and agent.config.features == "derived"
+    with torch.no_grad():
+        want = tr.net.actor(data["x"]).numpy()
+    np.testing.assert_allclose(agent.logits(ro.obs, ro.masks), want, atol=1e-5)
+    assert tr.iterate()["decisions"] > 0  # and a whole iteration runs

@@ -113,6 +113,8 @@ HELP = {
     "suit_symmetry": "actor and critic see each deal with its trump (before trump: the upcard's suit) as the "
     "first suit, so each hand teaches all four trump suits (agents.suit_symmetry); --no-suit-symmetry: plain "
     "MLPs (needed to continue with --algo sb3)",
+    "features": "what actor and critic see besides the observation: '' nothing; 'derived': card sets worked out "
+    "from it (unseen cards, where each may be, the trick's state; euchre_env.derived)",
     "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
     "opponents": "opponent pool with weights, per table, e.g. 'self=1,heuristic=1,snapshots=1' "
     "(kinds: self, snapshots, heuristic, random, search)",
@@ -169,6 +171,7 @@ class Args:
     prior_weight_bidding: float = -1.0
     critic: str = "full"
     suit_symmetry: bool = True
+    features: str = ""
     zero_sum: bool = True
     opponents: str = "heuristic=3,self=1"
     snapshot_every: int = 1_000_000
@@ -191,6 +194,7 @@ CHOICES = {
     "variant": sorted(PRESETS),
     "activation": ["relu", "tanh"],
     "critic": ["full", "obs"],
+    "features": ["", "derived"],
     "prior": ["", "heuristic"],
     "precision": ["auto", "fp32", "bf16"],
 }
@@ -250,21 +254,24 @@ def build_net(args: Args, rules: RulesConfig) -> Any:
     """Actor and critic MLPs (``net.actor``, ``net.critic``), orthogonally initialised as in CleanRL."""
     import torch
 
-    from agents.neural import build_mlp
+    from agents.neural import build_mlp, extra_card_sets
 
     d = obs_layout(rules).size
+    derived = extra_card_sets(args.features, rules)  # card sets after the observation, actor and critic
     others = rules.num_players - 1 if args.critic == "full" else 0  # the other hands' card sets
-    extra = CARD_SLOTS * others
     net = torch.nn.Module()
-    net.actor = build_mlp([d, *layer_sizes(args.hidden, "--hidden"), NUM_ACTIONS], args.activation)
+    net.actor = build_mlp(
+        [d + CARD_SLOTS * derived, *layer_sizes(args.hidden, "--hidden"), NUM_ACTIONS], args.activation
+    )
     net.critic = build_mlp(
-        [d + extra, *layer_sizes(args.critic_hidden, "--critic-hidden"), 1], args.activation
+        [d + CARD_SLOTS * (derived + others), *layer_sizes(args.critic_hidden, "--critic-hidden"), 1],
+        args.activation,
     )
     if args.suit_symmetry:
         from agents.suit_symmetry import SuitSymmetric
 
-        net.actor = SuitSymmetric(net.actor, rules)
-        net.critic = SuitSymmetric(net.critic, rules, others, relabel_output=False)
+        net.actor = SuitSymmetric(net.actor, rules, derived)
+        net.critic = SuitSymmetric(net.critic, rules, derived + others, relabel_output=False)
     for module, last_gain in ((net.actor, 0.01), (net.critic, 1.0)):
         linears = [m for m in module if isinstance(m, torch.nn.Linear)]
         for i, layer in enumerate(linears):
@@ -281,7 +288,7 @@ def policy_config(args: Args, rules: RulesConfig, provenance: dict[str, Any]) ->
         hidden=layer_sizes(args.hidden, "--hidden"), activation=args.activation, provenance=provenance,
         prior=args.prior, prior_weight=args.prior_weight if args.prior else 0.0,
         prior_weight_bidding=args.prior_weight_bidding if args.prior and args.prior_weight_bidding >= 0 else None,
-        suit_symmetry=args.suit_symmetry,
+        suit_symmetry=args.suit_symmetry, features=args.features,
     )  # fmt: skip
 
 
@@ -327,12 +334,13 @@ def with_prior(logits: Any, prior: Any, weight: Any) -> Any:
 
 
 def learner_act(actor: Any, gen: Any, device: Any, prior: Any = None, weights: Any = None,
-                chosen: list[np.ndarray] | None = None) -> Any:  # fmt: skip
+                chosen: list[np.ndarray] | None = None, inputs: Any = None) -> Any:  # fmt: skip
     """The rollout's sampling policy: masked softmax of the actor, drawn with ``gen`` (Gumbel-max).
 
     With a ``prior`` agent its choice's logit gets ``weights(choice)`` added
     (``PolicyConfig.prior_weights``), and each call's prior choices are
-    appended to ``chosen`` (the rollout's row order).
+    appended to ``chosen`` (the rollout's row order). ``inputs(obs)``, when
+    given, is what the actor sees (``agents.neural.network_input``).
     """
     import torch
 
@@ -343,7 +351,8 @@ def learner_act(actor: Any, gen: Any, device: Any, prior: Any = None, weights: A
             chosen.append(choice)
             base, w = torch.from_numpy(choice).to(device), torch.from_numpy(weights(choice)).to(device)
         with torch.no_grad():
-            logits = with_prior(actor(torch.from_numpy(obs).to(device).float()), base, w)
+            x = obs if inputs is None else inputs(obs)
+            logits = with_prior(actor(torch.from_numpy(x).to(device).float()), base, w)
             logits = logits.masked_fill(~torch.from_numpy(masks).to(device), -1e9)
             u = torch.rand(logits.shape, generator=gen, device=device).clamp_(1e-12, 1.0)
             choice = torch.argmax(logits - torch.log(-torch.log(u)), dim=1)
@@ -429,15 +438,18 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
     return {k: v / max(count, 1) for k, v in sums.items()}
 
 
-def to_tensors(ro: Any, args: Args, device: Any) -> dict[str, Any]:
-    """The rollout as tensors on ``device``: ``x`` (N, D) the actor's input, ``xc`` the critic's (the observation,
-    with the other hands' card bits under ``--critic full``), both float32, or bfloat16 at ``--precision bf16``
+def to_tensors(ro: Any, args: Args, device: Any, rules: RulesConfig) -> dict[str, Any]:
+    """The rollout as tensors on ``device``: ``x`` (N, D') the actor's input (the observation, then the
+    ``--features`` card sets), ``xc`` the critic's (``x``, then the other hands' card bits under
+    ``--critic full``), both float32, or bfloat16 at ``--precision bf16``
     (what autocast would cast them to: the same numbers, half the bytes to gather), bool ``masks`` (N, A), int64
     ``actions`` (N,) and float32 ``logp`` (N,) the behaviour policy's log-probabilities."""
     import torch
 
     dtype = torch.bfloat16 if args.precision == "bf16" else torch.float32
-    x = torch.from_numpy(ro.obs).to(device).to(dtype)
+    from agents.neural import network_input
+
+    x = torch.from_numpy(network_input(ro.obs, args.features, rules)).to(device).to(dtype)
     xc = x
     if args.critic == "full":
         xc = torch.cat([x, torch.from_numpy(hidden_bits(ro.hidden)).to(device).to(dtype)], dim=1)
@@ -508,7 +520,7 @@ def imitate(net: Any, args: Args, rules: RulesConfig, device: Any) -> dict[str, 
         seeds = rng.integers(0, 2**63, size=args.num_tables, dtype=np.uint64)
         controllers = np.full((args.num_tables, rules.num_players), -1, np.int64)
         ro = collect(rules, seeds, controllers, act, [], rng, args.zero_sum)
-        data = to_tensors(ro, args, device)
+        data = to_tensors(ro, args, device, rules)
         returns = torch.from_numpy(gae(ro, np.zeros(len(ro), np.float32), 1.0, 1.0)[1]).to(device)
         perm = torch.randperm(len(ro), generator=gen).to(device)
         for start in range(0, len(ro), args.minibatch_size):
@@ -642,13 +654,16 @@ class Trainer:
         seeds = rng.integers(0, 2**63, size=args.num_tables, dtype=np.uint64)
         net.eval()
         chosen: list[np.ndarray] = []
-        act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen)
+        from agents.neural import network_input
+
+        inputs = (lambda obs: network_input(obs, args.features, rules)) if args.features else None
+        act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen, inputs)
         pool = [*self.fixed.values(), *snaps]
         ro = collect(
             rules, seeds, controllers, act, pool, rng, args.zero_sum, record_forced=not args.skip_forced
         )
         played = time.perf_counter()
-        data = to_tensors(ro, args, self.device)
+        data = to_tensors(ro, args, self.device, rules)
         if self.prior is not None:
             choice = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
             data["prior"] = torch.from_numpy(choice).to(self.device)
