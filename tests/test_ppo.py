@@ -177,6 +177,9 @@ def test_train_command_writes_a_model_that_is_an_agent_and_its_reports(tmp_path,
     assert config.provenance["seed"] == 1 and config.provenance["command"].startswith("euchre train")
     assert config.rules["variant"] == variant
     assert json.loads((out / "args.json").read_text())["precision"] in ("fp32", "bf16")  # 'auto', resolved
+    settings = config.provenance["settings"]  # every setting as used, so later default changes do not matter
+    assert settings["total_decisions"] == 6000 and settings["imitate"] == "heuristic"
+    assert settings["update_epochs"] == 4 and settings["precision"] in ("fp32", "bf16") and "out" not in settings
     rules = make_rules(variant)
     result = evaluate({"model": make_agent(f"model:{out / 'model.safetensors'}", rules), "random": "random"},
                       rules, 4)  # fmt: skip
@@ -462,6 +465,8 @@ def test_derived_features_reach_the_actor_alike_in_rollout_update_and_saved_mode
     args = ppo.Args(num_tables=48, features="derived", hidden="32", critic_hidden="32", eval_every=0, prior="",
                     progress=False, threads=1, precision="fp32")  # fmt: skip
     tr = ppo.Trainer(args)
+    settings = tr.config.provenance["settings"]  # the model records the default length as resolved
+    assert settings["features"] == "derived" and settings["total_decisions"] == ppo.DEFAULT_DECISIONS[4]
     d, k = obs_layout(tr.rules).size, num_derived_sets(tr.rules)
     first = lambda m: next(x for x in m if isinstance(x, torch.nn.Linear)).in_features
     assert first(tr.net.actor) == d + 32 * k and first(tr.net.critic) == d + 32 * (k + 3)

@@ -119,8 +119,14 @@ def prepare_run_dir(args: Any) -> Path:
     return path
 
 
+# Args that say where a run's files go or how it reports, not what it trains: left out of a model's settings.
+NOT_SETTINGS = ("exp_name", "out", "runs_dir", "overwrite", "resume", "progress")
+
+
 def provenance(args: Any, command: str) -> dict[str, Any]:
-    """What made a model: the command, seed and the code's commit (``-dirty`` with local changes)."""
+    """What made a model: the command, seed and the code's commit (``-dirty`` with local changes), and
+    ``settings``: every training setting of ``args`` as the run used them (defaults resolved), so a
+    model says how it was made even after a default changes."""
     commit = "unknown"
     try:
         here = Path(__file__).resolve().parent
@@ -133,7 +139,9 @@ def provenance(args: Any, command: str) -> dict[str, Any]:
             commit = head.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         pass
-    return {"command": command, "seed": args.seed, "commit": commit, "algo": "ppo", "variant": args.variant}
+    settings = {k: v for k, v in dataclasses.asdict(args).items() if k not in NOT_SETTINGS}
+    return {"command": command, "seed": args.seed, "commit": commit, "algo": "ppo", "variant": args.variant,
+            "settings": settings}  # fmt: skip
 
 
 def write_json(path: Path, data: Any) -> None:
