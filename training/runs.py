@@ -124,9 +124,9 @@ NOT_SETTINGS = ("exp_name", "out", "runs_dir", "overwrite", "resume", "progress"
 
 
 def provenance(args: Any, command: str) -> dict[str, Any]:
-    """What made a model: the command, seed and the code's commit (``-dirty`` with local changes), and
-    ``settings``: every training setting of ``args`` as the run used them (defaults resolved), so a
-    model says how it was made even after a default changes."""
+    """What made a model: the command, seed and the code's commit (``-dirty`` with local changes), and,
+    when ``args`` is a dataclass (a trainer's ``Args``), ``settings``: every training setting as the run
+    used it (defaults resolved), so a model says how it was made even after a default changes."""
     commit = "unknown"
     try:
         here = Path(__file__).resolve().parent
@@ -139,9 +139,10 @@ def provenance(args: Any, command: str) -> dict[str, Any]:
             commit = head.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         pass
-    settings = {k: v for k, v in dataclasses.asdict(args).items() if k not in NOT_SETTINGS}
-    return {"command": command, "seed": args.seed, "commit": commit, "algo": "ppo", "variant": args.variant,
-            "settings": settings}  # fmt: skip
+    out = {"command": command, "seed": args.seed, "commit": commit, "algo": "ppo", "variant": args.variant}
+    if dataclasses.is_dataclass(args):  # a trainer's Args (other callers pass a few fields in a Namespace)
+        out["settings"] = {k: v for k, v in dataclasses.asdict(args).items() if k not in NOT_SETTINGS}
+    return out
 
 
 def write_json(path: Path, data: Any) -> None:
