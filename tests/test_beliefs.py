@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import random_positions
 
 from agents.beliefs import HeuristicModel, LogitModel, PolicyBelief, UniformModel
 from agents.neural import NeuralAgent
@@ -26,23 +27,13 @@ from euchre_env.encoding import encode, obs_layout
 from euchre_env.envs import aec_env
 from euchre_env.envs.vector_env import EuchreVectorEnv
 from euchre_env.infoset import history_action, rewind_to_deal
-from euchre_env.rules import HAND_SIZE, NUM_TRICKS, RulesConfig
+from euchre_env.rules import HAND_SIZE, NUM_TRICKS
 from euchre_env.state import State
 
 RULES = make_rules("five_handed")
 P = RULES.num_players
 VIEWS = [*range(P), PUBLIC]
 MODEL_FILE = Path(__file__).resolve().parents[1] / "agents" / "models" / "five_handed.safetensors"
-
-
-def random_positions(rng: np.random.Generator, tables: int, rules: RulesConfig = RULES) -> State:
-    """Every live state of ``tables`` uniformly random hands, concatenated."""
-    s = engine.init_state(rules, tables, rng=rng)
-    seen = []
-    while not engine.is_done(s).all():
-        seen.append(s.take(np.flatnonzero(~engine.is_done(s))))
-        s = engine.step(s, engine.sample_legal(s, rules, rng), rules)
-    return State.concatenate(seen)
 
 
 def bits_of(mask: np.ndarray) -> np.ndarray:
@@ -142,7 +133,7 @@ def brute_force(truth: State, viewer: int) -> tuple[np.ndarray, np.ndarray]:
 
 def late_positions(rng: np.random.Generator, trick: int, min_played: int, count: int) -> State:
     """Positions in ``trick`` with a called card still hidden (at least ``min_played`` cards on the table)."""
-    s = random_positions(rng, 40)
+    s = random_positions(RULES, rng, 40)
     rows = (s.phase == Phase.PLAY) & (s.trick_no == trick) & (s.n_played >= min_played)
     rows &= (s.called >= 0) & (s.revealed < 0)
     return s.take(rng.permutation(np.flatnonzero(rows))[:count])
@@ -170,7 +161,7 @@ def test_exact_belief_equals_brute_force_enumeration(rng: np.random.Generator) -
 
 def test_beliefs_are_distributions_that_never_rule_out_the_truth(rng: np.random.Generator) -> None:
     """Rows sum to 1, NaN before the call, certain when the view knows, and the true partner is possible."""
-    s = random_positions(rng, 40)
+    s = random_positions(RULES, rng, 40)
     declared = (s.called >= 0) | s.alone
     truth = np.where(s.partner >= 0, s.partner, P)
     rows = np.arange(s.batch_size)
@@ -274,7 +265,7 @@ def _put(s: State, b: int, kind: str, seat: int, old: int, new: int) -> None:
 
 def test_nothing_a_view_cannot_see_moves_its_belief(rng: np.random.Generator) -> None:
     """Reshuffling the unseen cards leaves every kind of belief unchanged; a seat's own cards do move it."""
-    s = random_positions(rng, 12)
+    s = random_positions(RULES, rng, 12)
     s = s.take(np.flatnonzero((s.called >= 0) & (s.phase == Phase.PLAY))[::3])
     for viewer in (rng.integers(0, P, s.batch_size), np.full(s.batch_size, PUBLIC)):
         other = shuffle_unseen(s, viewer, rng)
@@ -294,7 +285,7 @@ def test_nothing_a_view_cannot_see_moves_its_belief(rng: np.random.Generator) ->
 
 def test_sampled_worlds_are_consistent_with_the_view(rng: np.random.Generator) -> None:
     """Worlds re-encode to the view's observation and replay legally from a proper deal."""
-    s = random_positions(rng, 10)
+    s = random_positions(RULES, rng, 10)
     s = s.take(rng.permutation(np.flatnonzero(s.phase != Phase.DONE))[:120])
     for viewer in (rng.integers(0, P, s.batch_size), PUBLIC):
         obs, _, public = view_observations(s, RULES, viewer)
@@ -313,7 +304,7 @@ def test_sampled_worlds_are_consistent_with_the_view(rng: np.random.Generator) -
 
 def test_equal_weights_estimate_the_exact_belief(rng: np.random.Generator) -> None:
     """With no player model, the sampled belief is the exact one within 5 standard errors."""
-    s = random_positions(rng, 30)
+    s = random_positions(RULES, rng, 30)
     s = s.take(rng.permutation(np.flatnonzero((s.called >= 0) & (s.revealed < 0)))[:80])
     n = 1000
     for viewer in (PUBLIC, rng.integers(0, P, s.batch_size)):
@@ -346,7 +337,7 @@ def test_uniform_model_is_the_random_play_posterior(rng: np.random.Generator) ->
 
 def test_player_models(rng: np.random.Generator) -> None:
     """All-noise heuristic = uniform; noisy heuristic and a trained network give proper beliefs and ESS."""
-    s = random_positions(rng, 6)
+    s = random_positions(RULES, rng, 6)
     s = s.take(rng.permutation(np.flatnonzero((s.called >= 0) & (s.revealed < 0)))[:12])
     viewer = rng.integers(0, P, s.batch_size)
     a = PolicyBelief(UniformModel(), n_worlds=24, seed=5)(s, RULES, viewer)

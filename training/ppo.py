@@ -446,9 +446,9 @@ def to_tensors(ro: Any, args: Args, device: Any, rules: RulesConfig) -> dict[str
     ``actions`` (N,) and float32 ``logp`` (N,) the behaviour policy's log-probabilities."""
     import torch
 
-    dtype = torch.bfloat16 if args.precision == "bf16" else torch.float32
     from agents.neural import network_input
 
+    dtype = torch.bfloat16 if args.precision == "bf16" else torch.float32
     x = torch.from_numpy(network_input(ro.obs, args.features, rules)).to(device).to(dtype)
     xc = x
     if args.critic == "full":
@@ -656,7 +656,7 @@ class Trainer:
         chosen: list[np.ndarray] = []
         from agents.neural import network_input
 
-        inputs = (lambda obs: network_input(obs, args.features, rules)) if args.features else None
+        inputs = lambda obs: network_input(obs, args.features, rules)  # obs itself without --features
         act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen, inputs)
         pool = [*self.fixed.values(), *snaps]
         ro = collect(
