@@ -105,6 +105,8 @@ class PolicyConfig:
     prior_weight_bidding: float | None = None
     # the network sees each deal with its trump (else the upcard's suit) as suit 0: agents.suit_symmetry
     suit_symmetry: bool = False
+    # with suit_symmetry: the other colour's two suits also ordered by their cards (agents.suit_symmetry)
+    sort_other_colour: bool = False
     # "" (the observation alone) or "derived" (followed by euchre_env.derived's card sets): network_input
     features: str = ""
 
@@ -157,6 +159,12 @@ class PolicyConfig:
         symmetry = d.get("suit_symmetry", False)  # files written before it existed: False
         if not isinstance(symmetry, bool):
             raise ValueError(f"{source}: 'suit_symmetry' must be true or false, got {symmetry!r}")
+        sort_other = d.get("sort_other_colour", False)  # files written before it existed: False
+        if not isinstance(sort_other, bool) or (sort_other and not symmetry):
+            raise ValueError(
+                f"{source}: 'sort_other_colour' must be true or false, and true only with 'suit_symmetry', "
+                f"got {sort_other!r} with 'suit_symmetry' {symmetry!r}"
+            )
         features = d.get("features", "")  # files written before it existed: ""
         if features not in FEATURES:
             raise ValueError(f"{source}: 'features' must be one of {FEATURES}, got {features!r}")
@@ -164,7 +172,7 @@ class PolicyConfig:
             rules=d["rules"], obs_size=d["obs_size"], hidden=list(hidden), activation=d["activation"],
             num_actions=d["num_actions"], provenance=provenance, prior=prior, prior_weight=float(weight),
             prior_weight_bidding=None if bidding is None else float(bidding), suit_symmetry=symmetry,
-            features=features,
+            sort_other_colour=sort_other, features=features,
         )  # fmt: skip
 
 
@@ -235,7 +243,7 @@ def actor_for(config: PolicyConfig) -> Any:
         return mlp
     from agents.suit_symmetry import SuitSymmetric
 
-    return SuitSymmetric(mlp, rules, extra)
+    return SuitSymmetric(mlp, rules, extra, sort_other_colour=config.sort_other_colour)
 
 
 def prior_agent(config: PolicyConfig, rules: RulesConfig) -> Agent | None:

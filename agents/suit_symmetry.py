@@ -6,11 +6,14 @@ same hand with clubs trump. :class:`SuitSymmetric` builds that in: it relabels
 each input row so its reference suit (trump once made, else the upcard's suit)
 is suit 0 (see :func:`euchre_env.encoding.suit_symmetry_tables`), runs the
 layers, and maps the logits back to printed suits. Every hand then teaches the
-network all four trump suits at once.
+network all four trump suits at once. With ``sort_other_colour`` it also orders
+the other colour's two suits (which play the same part) by their cards, so a
+hand with the ace of hearts and the same hand with the ace of diamonds (spades
+trump) are one input too.
 
 The relabelling is index tables, not weights: a model file of a symmetric
 policy holds the same tensors as a plain MLP's, and its config says
-``"suit_symmetry": true``. Import this module only after
+``"suit_symmetry": true`` (and ``"sort_other_colour"``). Import this module only after
 :func:`agents.neural.import_torch`.
 """
 
@@ -21,7 +24,7 @@ from typing import Any
 import torch
 
 from euchre_env import cards
-from euchre_env.encoding import obs_layout, suit_symmetry_tables
+from euchre_env.encoding import obs_layout, other_colour_entries, suit_symmetry_tables
 from euchre_env.rules import RulesConfig
 
 
@@ -37,20 +40,32 @@ class SuitSymmetric(torch.nn.Sequential):
             training critic's view of the other hands).
         relabel_output: True for an actor (its (B, A) logits are mapped back to
             printed suits); False for a value network (output (B, 1) as is).
+        sort_other_colour: also order the two suits of the other colour than
+            the reference suit's by their cards in the observation
+            (:func:`euchre_env.encoding.other_colour_entries`), so that inputs
+            that differ only by swapping them are one input.
 
     ``forward``: float (B, D') -> (B, A) logits in printed suits, or (B, 1).
     """
 
     def __init__(
-        self, mlp: Any, rules: RulesConfig, extra_card_sets: int = 0, relabel_output: bool = True
+        self,
+        mlp: Any,
+        rules: RulesConfig,
+        extra_card_sets: int = 0,
+        relabel_output: bool = True,
+        sort_other_colour: bool = False,
     ) -> None:
         super().__init__(*mlp)
         obs_src, action_src = suit_symmetry_tables(rules, extra_card_sets)
         layout = obs_layout(rules)
         self.trump, self.upcard = layout.slice("trump"), layout.offsets["upcard"]
-        self.register_buffer("obs_src", torch.from_numpy(obs_src), persistent=False)  # (4, D')
-        self.register_buffer("action_src", torch.from_numpy(action_src), persistent=False)  # (4, A)
-        self.relabel_output = relabel_output
+        self.register_buffer("obs_src", torch.from_numpy(obs_src), persistent=False)  # (8, D')
+        self.register_buffer("action_src", torch.from_numpy(action_src), persistent=False)  # (8, A)
+        second, third = other_colour_entries(rules)
+        self.register_buffer("second", torch.from_numpy(second), persistent=False)  # (n,)
+        self.register_buffer("third", torch.from_numpy(third), persistent=False)  # (n,)
+        self.relabel_output, self.sort_other_colour = relabel_output, sort_other_colour
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
         """int64 (B,): trump where made (its one-hot), else the upcard's suit."""
@@ -59,7 +74,16 @@ class SuitSymmetric(torch.nn.Sequential):
         upcard = upcard.reshape(-1, cards.NUM_SUITS, cards.NUM_RANKS).amax(dim=2)
         return torch.where(trump.amax(dim=1, keepdim=True) > 0, trump, upcard).argmax(dim=1)
 
+    def swapped(self, canonical: torch.Tensor) -> torch.Tensor:
+        """int64 (B,): 1 where the other colour's suits of a canonical input are to be swapped: at the
+        first of their matched entries that differ, suit 3 has the 1 (0 where none differ)."""
+        diff = canonical[:, self.second] - canonical[:, self.third]  # (B, n) in {-1, 0, 1}
+        first = (diff != 0).to(torch.uint8).argmax(dim=1, keepdim=True)  # the first difference, or 0
+        return (diff.gather(1, first)[:, 0] < 0).long()
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        ref = self.reference(x)
-        out = super().forward(x.gather(1, self.obs_src[ref]))
-        return out.gather(1, self.action_src[ref]) if self.relabel_output else out
+        row = 2 * self.reference(x)  # the other colour in printed order
+        if self.sort_other_colour:
+            row = row + self.swapped(x.gather(1, self.obs_src[row]))
+        out = super().forward(x.gather(1, self.obs_src[row]))
+        return out.gather(1, self.action_src[row]) if self.relabel_output else out

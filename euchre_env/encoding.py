@@ -422,26 +422,44 @@ def suit_symmetry_tables(rules: RulesConfig, extra_card_sets: int = 0) -> tuple[
             the observation (the training critic's view of the other hands).
 
     Returns:
-        ``(obs_src, action_src)``: int64 (4, D') and (4, A). For reference suit
-        ``r``, the canonical input is ``x[:, obs_src[r]]`` and the logit of
-        action ``a`` is the canonical logit ``action_src[r, a]`` (card actions
-        and suit naming are relabelled; everything else maps to itself).
+        ``(obs_src, action_src)``: int64 (8, D') and (8, A). Row ``2 * r + w``
+        is for reference suit ``r``, the other colour's two suits in printed
+        order (``w = 0``) or swapped (``w = 1``, see :func:`other_colour_entries`):
+        the canonical input is ``x[:, obs_src[row]]`` and the logit of action
+        ``a`` is the canonical logit ``action_src[row, a]`` (card actions and
+        suit naming are relabelled; everything else maps to itself).
     """
     layout = obs_layout(rules)
     roles = suit_roles()
     size = layout.size + CARD_SLOTS * extra_card_sets
     card_entries = ((0, layout.offsets["passed_round_1"]), (layout.size, size))  # card sets: first, and extra
     trump = layout.offsets["trump"]
-    obs_src = np.tile(np.arange(size, dtype=np.int64), (cards.NUM_SUITS, 1))
-    action_src = np.tile(np.arange(actions.NUM_ACTIONS, dtype=np.int64), (cards.NUM_SUITS, 1))
+    obs_src = np.tile(np.arange(size, dtype=np.int64), (2 * cards.NUM_SUITS, 1))
+    action_src = np.tile(np.arange(actions.NUM_ACTIONS, dtype=np.int64), (2 * cards.NUM_SUITS, 1))
     rank = np.arange(cards.NUM_RANKS)
-    for r in range(cards.NUM_SUITS):
-        for k, s in enumerate(roles[r]):  # canonical suit k holds printed suit s
+    for row, (r, w) in enumerate(itertools.product(range(cards.NUM_SUITS), range(2))):
+        order = roles[r][[0, 1, 3, 2]] if w else roles[r]
+        for k, s in enumerate(order):  # canonical suit k holds printed suit s
             for lo, hi in card_entries:
                 for base in range(lo, hi, CARD_SLOTS):
-                    obs_src[r, base + k * cards.NUM_RANKS + rank] = base + s * cards.NUM_RANKS + rank
-            obs_src[r, trump + k] = trump + s
+                    obs_src[row, base + k * cards.NUM_RANKS + rank] = base + s * cards.NUM_RANKS + rank
+            obs_src[row, trump + k] = trump + s
             for base in (actions.PLAY_BASE, actions.DISCARD_BASE, actions.CALL_BASE):
-                action_src[r, base + s * cards.NUM_RANKS + rank] = base + k * cards.NUM_RANKS + rank
-            action_src[r, actions.NAME_SUIT_BASE + s] = actions.NAME_SUIT_BASE + k
+                action_src[row, base + s * cards.NUM_RANKS + rank] = base + k * cards.NUM_RANKS + rank
+            action_src[row, actions.NAME_SUIT_BASE + s] = actions.NAME_SUIT_BASE + k
     return obs_src, action_src
+
+
+def other_colour_entries(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
+    """int64 (n,) and (n,): the observation's card-set entries of canonical suits 2 and 3, matched.
+
+    Those two suits (the colour other than the reference suit's) play the same
+    part in the game, so a canonical input may also order them: suit 2 first
+    where, at the first of these entries where they differ, suit 2 has the 1
+    (``agents.suit_symmetry``). Where they never differ, either order gives the
+    same input.
+    """
+    layout = obs_layout(rules)
+    bases = np.arange(0, layout.offsets["passed_round_1"], CARD_SLOTS)[:, None]
+    rank = np.arange(cards.NUM_RANKS)
+    return (bases + 2 * cards.NUM_RANKS + rank).ravel(), (bases + 3 * cards.NUM_RANKS + rank).ravel()

@@ -233,6 +233,8 @@ def _tensors(hidden: int = 8, obs: int = 636) -> dict[str, torch.Tensor]:
         ({META_KEY: _config(num_actions=94)}, _tensors(), "'num_actions' 93"),
         ({META_KEY: _config(rules={"variant": "six_handed"})}, _tensors(), "six_handed"),
         ({META_KEY: _config(suit_symmetry="yes")}, _tensors(), "'suit_symmetry' must be true or false"),
+        ({META_KEY: _config(sort_other_colour=True)}, _tensors(), "true only with 'suit_symmetry'"),
+        ({META_KEY: _config(sort_other_colour=1, suit_symmetry=True)}, _tensors(), "got 1 with"),
         ({META_KEY: _config(features="voids")}, _tensors(), "'features' must be one of"),
         ({META_KEY: _config(features="derived")}, _tensors(), "do not match the network of its config"),
         ({META_KEY: _config()}, _tensors(hidden=9), "do not match the network of its config"),

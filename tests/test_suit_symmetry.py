@@ -21,6 +21,7 @@ from euchre_env.encoding import (
     CARD_SLOTS,
     encode,
     obs_layout,
+    other_colour_entries,
     reference_suit,
     suit_roles,
     suit_symmetry_tables,
@@ -129,7 +130,7 @@ def test_tables_relabel_cards_and_suits_only(variant: str) -> None:
     rules = make_rules(variant)
     layout = obs_layout(rules)
     obs_src, action_src = suit_symmetry_tables(rules, extra_card_sets=2)
-    assert obs_src.shape == (4, layout.size + 2 * CARD_SLOTS) and action_src.shape == (4, actions.NUM_ACTIONS)
+    assert obs_src.shape == (8, layout.size + 2 * CARD_SLOTS) and action_src.shape == (8, actions.NUM_ACTIONS)
     for row in (*obs_src, *action_src):
         assert np.array_equal(np.sort(row), np.arange(len(row)))
     trump = layout.offsets["trump"]
@@ -141,9 +142,14 @@ def test_tables_relabel_cards_and_suits_only(variant: str) -> None:
     extra = layout.size + CARD_SLOTS  # the second extra card set
     for r in range(4):  # the canonical ace of trump is the reference suit's ace, in every card set
         ace = cards.card_id(cards.ACE, 0)
-        assert obs_src[r, ace] == cards.card_id(cards.ACE, r)
-        assert obs_src[r, extra + ace] == extra + cards.card_id(cards.ACE, r)
-        assert action_src[r, actions.play(cards.card_id(cards.ACE, r))] == actions.play(ace)
+        for row in (2 * r, 2 * r + 1):
+            assert obs_src[row, ace] == cards.card_id(cards.ACE, r)
+            assert obs_src[row, extra + ace] == extra + cards.card_id(cards.ACE, r)
+            assert action_src[row, actions.play(cards.card_id(cards.ACE, r))] == actions.play(ace)
+        for k, w in itertools.product(range(4), range(2)):  # row 2r + w: roles in order, or 2 and 3 swapped
+            suit = roles[r, [0, 1, 3, 2][k] if w else k]
+            assert obs_src[2 * r + w, extra + cards.card_id(cards.KING, k)] == extra + cards.card_id(cards.KING, suit)
+            assert action_src[2 * r + w, actions.NAME_SUIT_BASE + suit] == actions.NAME_SUIT_BASE + k
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -169,6 +175,44 @@ def test_symmetric_actor_gives_renamed_logits_for_renamed_observations(variant: 
             np.testing.assert_allclose(got[:, rename_action(a, pi)], logits[rows], atol=1e-5)
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_sorting_the_other_colour_makes_every_renaming_one_input(variant: str) -> None:
+    """With ``sort_other_colour``, all 8 renamings of a position give the same canonical input, and the
+    logits are renamed with it wherever the other colour's two suits differ in the observation."""
+    rules = make_rules(variant, episode="hand")
+    x = _positions(rules, 40, seed=6)
+    torch.manual_seed(1)
+    actor = SuitSymmetric(build_mlp([obs_layout(rules).size, 16, actions.NUM_ACTIONS]), rules, sort_other_colour=True)
+    a = np.arange(actions.NUM_ACTIONS)
+
+    def canonical(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The canonical inputs (B, D) and whether the other colour's suits differ there (B,)."""
+        t = torch.from_numpy(x)
+        row = 2 * actor.reference(t)
+        in_order = t.gather(1, actor.obs_src[row])
+        row = row + actor.swapped(in_order)
+        differ = (in_order[:, actor.second] != in_order[:, actor.third]).any(dim=1)
+        return t.gather(1, actor.obs_src[row]).numpy(), differ.numpy()
+
+    base, differ = canonical(x)
+    assert 0.5 < differ.mean() < 1, "positions with and without a difference between the two suits"
+    second, third = other_colour_entries(rules)
+    first = np.argmax(base[:, second] != base[:, third], axis=1)
+    assert (base[differ, second[first[differ]]] == 1).all(), "suit 2 holds the 1 at the first difference"
+    with torch.no_grad():
+        logits = actor(torch.from_numpy(x)).numpy()
+        for pi in RENAMINGS:
+            x2 = rename_obs(x, pi, rules)
+            assert np.array_equal(canonical(x2)[0], base), f"renaming {pi} gives another input"
+            got = actor(torch.from_numpy(x2)).numpy()[:, rename_action(a, pi)]
+            np.testing.assert_allclose(got[differ], logits[differ], atol=1e-5)
+    # without sorting, swapping the other colour's two suits (clubs/spades reference: D <-> H) gives other inputs
+    plain = lambda v: torch.from_numpy(v).gather(1, actor.obs_src[2 * actor.reference(torch.from_numpy(v))]).numpy()
+    rows = differ & np.isin(reference_suit(x, rules), [cards.SUIT_CHARS.index("C"), cards.SUIT_CHARS.index("S")])
+    swapped = plain(rename_obs(x, np.array([0, 2, 1, 3]), rules))
+    assert rows.any() and (swapped[rows] != plain(x)[rows]).any(axis=1).all()
+
+
 def test_symmetric_critic_is_invariant_and_keeps_the_plain_names() -> None:
     rules = make_rules("four_handed", episode="hand")
     x = _positions(rules, 20, seed=3)
@@ -186,16 +230,19 @@ def test_symmetric_critic_is_invariant_and_keeps_the_plain_names() -> None:
     np.testing.assert_allclose(v2.numpy(), v[rows].numpy(), atol=1e-5)
 
 
-def test_symmetric_model_file_round_trip(tmp_path) -> None:
+@pytest.mark.parametrize("sort", [False, True])
+def test_symmetric_model_file_round_trip(tmp_path, sort: bool) -> None:
     """A policy saved with ``suit_symmetry`` loads as a symmetric actor that acts as the saved one."""
     rules = make_rules("five_handed", episode="hand")
     size = obs_layout(rules).size
     torch.manual_seed(5)
-    config = PolicyConfig(rules=rules_metadata(rules), obs_size=size, hidden=[12], suit_symmetry=True)
-    actor = SuitSymmetric(build_mlp([size, 12, actions.NUM_ACTIONS]), rules)
+    config = PolicyConfig(rules=rules_metadata(rules), obs_size=size, hidden=[12], suit_symmetry=True,
+                          sort_other_colour=sort)  # fmt: skip
+    actor = SuitSymmetric(build_mlp([size, 12, actions.NUM_ACTIONS]), rules, sort_other_colour=sort)
     path = save_policy(tmp_path / "sym.safetensors", actor, config)
     loaded, got = load_policy(path)
     assert got.suit_symmetry and isinstance(loaded, SuitSymmetric)
+    assert got.sort_other_colour == loaded.sort_other_colour == sort
     x = _positions(rules, 10, seed=4)
     with torch.no_grad():
         assert torch.equal(loaded(torch.from_numpy(x)), actor(torch.from_numpy(x)))

@@ -113,6 +113,8 @@ HELP = {
     "suit_symmetry": "actor and critic see each deal with its trump (before trump: the upcard's suit) as the "
     "first suit, so each hand teaches all four trump suits (agents.suit_symmetry); --no-suit-symmetry: plain "
     "MLPs (needed to continue with --algo sb3)",
+    "sort_other_colour": "with --suit-symmetry: the two suits of the other colour than trump's (which play the same "
+    "part) are also ordered by their cards, so hands that differ only by swapping them are one input",
     "features": "what actor and critic see besides the observation: '' nothing; 'derived': card sets worked out "
     "from it (unseen cards, where each may be, the trick's state; euchre_env.derived)",
     "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
@@ -171,6 +173,7 @@ class Args:
     prior_weight_bidding: float = -1.0
     critic: str = "full"
     suit_symmetry: bool = True
+    sort_other_colour: bool = False
     features: str = ""
     zero_sum: bool = True
     opponents: str = "heuristic=3,self=1"
@@ -270,8 +273,9 @@ def build_net(args: Args, rules: RulesConfig) -> Any:
     if args.suit_symmetry:
         from agents.suit_symmetry import SuitSymmetric
 
-        net.actor = SuitSymmetric(net.actor, rules, derived)
-        net.critic = SuitSymmetric(net.critic, rules, derived + others, relabel_output=False)
+        sort = args.sort_other_colour
+        net.actor = SuitSymmetric(net.actor, rules, derived, sort_other_colour=sort)
+        net.critic = SuitSymmetric(net.critic, rules, derived + others, relabel_output=False, sort_other_colour=sort)
     for module, last_gain in ((net.actor, 0.01), (net.critic, 1.0)):
         linears = [m for m in module if isinstance(m, torch.nn.Linear)]
         for i, layer in enumerate(linears):
@@ -288,7 +292,8 @@ def policy_config(args: Args, rules: RulesConfig, provenance: dict[str, Any]) ->
         hidden=layer_sizes(args.hidden, "--hidden"), activation=args.activation, provenance=provenance,
         prior=args.prior, prior_weight=args.prior_weight if args.prior else 0.0,
         prior_weight_bidding=args.prior_weight_bidding if args.prior and args.prior_weight_bidding >= 0 else None,
-        suit_symmetry=args.suit_symmetry, features=args.features,
+        suit_symmetry=args.suit_symmetry, sort_other_colour=args.suit_symmetry and args.sort_other_colour,
+        features=args.features,
     )  # fmt: skip
 
 
