@@ -41,7 +41,8 @@ class SuitSymmetric(torch.nn.Sequential):
         relabel_output: True for an actor (its (B, A) logits are mapped back to
             printed suits); False for a value network (output (B, 1) as is).
         sort_other_colour: also order the two suits of the other colour than
-            the reference suit's by their cards in the observation
+            the reference suit's by the cards the seat has held of them, then
+            by the rest of the observation
             (:func:`euchre_env.encoding.other_colour_entries`), so that inputs
             that differ only by swapping them are one input.
 
@@ -62,9 +63,9 @@ class SuitSymmetric(torch.nn.Sequential):
         self.trump, self.upcard = layout.slice("trump"), layout.offsets["upcard"]
         self.register_buffer("obs_src", torch.from_numpy(obs_src), persistent=False)  # (8, D')
         self.register_buffer("action_src", torch.from_numpy(action_src), persistent=False)  # (8, A)
-        second, third = other_colour_entries(rules)
-        self.register_buffer("second", torch.from_numpy(second), persistent=False)  # (n,)
-        self.register_buffer("third", torch.from_numpy(third), persistent=False)  # (n,)
+        held, entries = other_colour_entries(rules)
+        self.register_buffer("held", torch.from_numpy(held), persistent=False)  # (2, 3, R)
+        self.register_buffer("entries", torch.from_numpy(entries), persistent=False)  # (2, n)
         self.relabel_output, self.sort_other_colour = relabel_output, sort_other_colour
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
@@ -75,9 +76,11 @@ class SuitSymmetric(torch.nn.Sequential):
         return torch.where(trump.amax(dim=1, keepdim=True) > 0, trump, upcard).argmax(dim=1)
 
     def swapped(self, canonical: torch.Tensor) -> torch.Tensor:
-        """int64 (B,): 1 where the other colour's suits of a canonical input are to be swapped: at the
-        first of their matched entries that differ, suit 3 has the 1 (0 where none differ)."""
-        diff = canonical[:, self.second] - canonical[:, self.third]  # (B, n) in {-1, 0, 1}
+        """int64 (B,): 1 where the other colour's suits of a canonical input are to be swapped: suit 3
+        has the 1 at the first of their matched entries that differ, the cards the seat has held of them
+        first (:func:`euchre_env.encoding.other_colour_entries`); 0 where none differ."""
+        held = canonical[:, self.held].amax(dim=2)  # (B, 2, R): hand, discard or played by me
+        diff = torch.cat([held[:, 0] - held[:, 1], canonical[:, self.entries[0]] - canonical[:, self.entries[1]]], 1)
         first = (diff != 0).to(torch.uint8).argmax(dim=1, keepdim=True)  # the first difference, or 0
         return (diff.gather(1, first)[:, 0] < 0).long()
 

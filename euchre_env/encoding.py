@@ -451,15 +451,25 @@ def suit_symmetry_tables(rules: RulesConfig, extra_card_sets: int = 0) -> tuple[
 
 
 def other_colour_entries(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
-    """int64 (n,) and (n,): the observation's card-set entries of canonical suits 2 and 3, matched.
+    """Where a canonical observation shows the cards of suits 2 and 3 (the other colour than the reference suit's).
 
-    Those two suits (the colour other than the reference suit's) play the same
-    part in the game, so a canonical input may also order them: suit 2 first
-    where, at the first of these entries where they differ, suit 2 has the 1
-    (``agents.suit_symmetry``). Where they never differ, either order gives the
-    same input.
+    Those two suits play the same part in the game, so a canonical input may
+    also order them (``agents.suit_symmetry``): suit 2 is the one of which the
+    seat has held the lowest rank where its holdings of the two differ (its
+    cards in hand, discarded and played: the same all hand long once the
+    dealer has discarded), else the one with the 1 at the first other
+    card-set entry where they differ. Where none differ, either order gives
+    the same input.
+
+    Returns:
+        ``(held, entries)``: int64 (2, 3, R), for suit 2 and suit 3 the entries
+        of rank ``0..R-1`` in the hand, the discard and the seat's own played
+        cards; and int64 (2, n), their entries in every card set, matched.
     """
     layout = obs_layout(rules)
-    bases = np.arange(0, layout.offsets["passed_round_1"], CARD_SLOTS)[:, None]
     rank = np.arange(cards.NUM_RANKS)
-    return (bases + 2 * cards.NUM_RANKS + rank).ravel(), (bases + 3 * cards.NUM_RANKS + rank).ravel()
+    starts = np.array([layout.offsets["hand"], layout.offsets["my_discard"], layout.offsets["played_by"]])
+    bases = np.arange(0, layout.offsets["passed_round_1"], CARD_SLOTS)
+    held = np.stack([starts[:, None] + k * cards.NUM_RANKS + rank for k in (2, 3)])
+    entries = np.stack([(bases[:, None] + k * cards.NUM_RANKS + rank).ravel() for k in (2, 3)])
+    return held, entries

@@ -191,14 +191,18 @@ def test_sorting_the_other_colour_makes_every_renaming_one_input(variant: str) -
         row = 2 * actor.reference(t)
         in_order = t.gather(1, actor.obs_src[row])
         row = row + actor.swapped(in_order)
-        differ = (in_order[:, actor.second] != in_order[:, actor.third]).any(dim=1)
+        differ = (in_order[:, actor.entries[0]] != in_order[:, actor.entries[1]]).any(dim=1)
         return t.gather(1, actor.obs_src[row]).numpy(), differ.numpy()
 
     base, differ = canonical(x)
     assert 0.5 < differ.mean() < 1, "positions with and without a difference between the two suits"
-    second, third = other_colour_entries(rules)
-    first = np.argmax(base[:, second] != base[:, third], axis=1)
-    assert (base[differ, second[first[differ]]] == 1).all(), "suit 2 holds the 1 at the first difference"
+    held, entries = other_colour_entries(rules)
+    mine = base[:, held].max(axis=2)  # (B, 2, R): the cards the seat has held of suits 2 and 3
+    key = np.concatenate([mine[:, 0] - mine[:, 1], base[:, entries[0]] - base[:, entries[1]]], axis=1)
+    first = np.argmax(key != 0, axis=1)
+    assert (key[differ, first[differ]] == 1).all(), "suit 2 has the 1 at the first difference"
+    holds = mine.sum(axis=2)
+    assert (holds[:, 0] >= holds[:, 1]).mean() > 0.6 and (holds[:, 0] != holds[:, 1]).any()
     with torch.no_grad():
         logits = actor(torch.from_numpy(x)).numpy()
         for pi in RENAMINGS:
