@@ -84,9 +84,15 @@ class SuitSymmetric(torch.nn.Sequential):
         first = (diff != 0).to(torch.uint8).argmax(dim=1, keepdim=True)  # the first difference, or 0
         return (diff.gather(1, first)[:, 0] < 0).long()
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def rows(self, x: torch.Tensor) -> torch.Tensor:
+        """int64 (B,): each input's row of the tables (``2 * reference + swapped``); its canonical input is
+        ``x.gather(1, self.obs_src[rows])``."""
         row = 2 * self.reference(x)  # the other colour in printed order
         if self.sort_other_colour:
             row = row + self.swapped(x.gather(1, self.obs_src[row]))
+        return row
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        row = self.rows(x)
         out = super().forward(x.gather(1, self.obs_src[row]))
         return out.gather(1, self.action_src[row]) if self.relabel_output else out

@@ -188,11 +188,9 @@ def test_sorting_the_other_colour_makes_every_renaming_one_input(variant: str) -
     def canonical(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The canonical inputs (B, D) and whether the other colour's suits differ there (B,)."""
         t = torch.from_numpy(x)
-        row = 2 * actor.reference(t)
-        in_order = t.gather(1, actor.obs_src[row])
-        row = row + actor.swapped(in_order)
-        differ = (in_order[:, actor.entries[0]] != in_order[:, actor.entries[1]]).any(dim=1)
-        return t.gather(1, actor.obs_src[row]).numpy(), differ.numpy()
+        canon = t.gather(1, actor.obs_src[actor.rows(t)])
+        differ = (canon[:, actor.entries[0]] != canon[:, actor.entries[1]]).any(dim=1)
+        return canon.numpy(), differ.numpy()
 
     base, differ = canonical(x)
     assert 0.5 < differ.mean() < 1, "positions with and without a difference between the two suits"
