@@ -336,6 +336,7 @@ def test_kill_9_at_random_points_leaves_whole_files_and_resume_reaches_the_same_
         (["--device", "tpu"], "--device must be cpu or cuda"),
         (["--precision", "fp16"], "invalid choice"),
         (["--prior-weight-bidding", "-2"], "--prior-weight-bidding must be -1"),
+        (["--sort-other-colour", "--no-suit-symmetry"], "--sort-other-colour needs --suit-symmetry"),
         (["--variant", "six_handed"], "invalid choice"),
         (["--resume", "/nonexistent/run"], "no checkpoint.safetensors"),
         (["--algo", "dqn"], "--algo must be one of"),

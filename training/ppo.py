@@ -239,6 +239,8 @@ def check_args(args: Args) -> None:
     if args.prior_weight_bidding < 0 and args.prior_weight_bidding != -1:
         raise ValueError(f"--prior-weight-bidding must be -1 (as --prior-weight) or at least 0, "
                          f"got {args.prior_weight_bidding}")  # fmt: skip
+    if args.sort_other_colour and not args.suit_symmetry:
+        raise ValueError("--sort-other-colour needs --suit-symmetry, got --no-suit-symmetry")
     if args.eval_deals < 2:
         raise ValueError(f"--eval-deals must be at least 2, got {args.eval_deals}")
     layer_sizes(args.hidden, "--hidden")
@@ -292,8 +294,7 @@ def policy_config(args: Args, rules: RulesConfig, provenance: dict[str, Any]) ->
         hidden=layer_sizes(args.hidden, "--hidden"), activation=args.activation, provenance=provenance,
         prior=args.prior, prior_weight=args.prior_weight if args.prior else 0.0,
         prior_weight_bidding=args.prior_weight_bidding if args.prior and args.prior_weight_bidding >= 0 else None,
-        suit_symmetry=args.suit_symmetry, sort_other_colour=args.suit_symmetry and args.sort_other_colour,
-        features=args.features,
+        suit_symmetry=args.suit_symmetry, sort_other_colour=args.sort_other_colour, features=args.features,
     )  # fmt: skip
 
 
