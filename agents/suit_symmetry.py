@@ -92,7 +92,17 @@ class SuitSymmetric(torch.nn.Sequential):
             row = row + self.swapped(x.gather(1, self.obs_src[row]))
         return row
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def canonical(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(x', row)``: the inputs in canonical suits (B, D') and each one's table row, int64 (B,)."""
         row = self.rows(x)
-        out = super().forward(x.gather(1, self.obs_src[row]))
+        return x.gather(1, self.obs_src[row]), row
+
+    def layers(self, canonical: torch.Tensor) -> torch.Tensor:
+        """The layers alone on inputs already in canonical suits: (B, D') -> (B, A) canonical logits, or (B, 1).
+        The canonical logit of printed action ``a`` is at ``action_src[row, a]``."""
+        return super().forward(canonical)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        canonical, row = self.canonical(x)
+        out = self.layers(canonical)
         return out.gather(1, self.action_src[row]) if self.relabel_output else out

@@ -430,21 +430,28 @@ def ppo_encode(sub, rules):
     return encode(sub, sub.turn.astype(np.intp), rules)
 
 
+def learner_rollout(tr, rng, tables=64):
+    """A hand at each of ``tables`` tables, the trainer's actor (with its prior) at every seat, and the
+    update's tensors of it (printed suits, the prior's choices included)."""
+    chosen = []
+    act = ppo.learner_act(tr.net.actor, torch.Generator().manual_seed(0), tr.device, tr.prior,
+                          tr.config.prior_weights, chosen)  # fmt: skip
+    seeds = rng.integers(0, 2**63, size=tables, dtype=np.uint64)
+    controllers = np.full((tables, tr.rules.num_players), -1, np.int64)
+    ro = collect(tr.rules, seeds, controllers, act, [], rng, True, record_forced=False)
+    data = ppo.to_tensors(ro, tr.args, tr.device, tr.rules)
+    data["prior"] = torch.from_numpy(np.concatenate(chosen))
+    data["prior_w"] = torch.from_numpy(tr.config.prior_weights(data["prior"].numpy()))
+    return ro, data
+
+
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_the_update_precision_recomputes_the_behaviour_log_probs_close_to_the_rollouts(precision):
     """The rollout samples in float32; at bf16 the update's ratio denominator is recomputed at bf16, and must
     stay the behaviour policy's (within bfloat16 rounding), so the first epoch's ratios start near 1."""
     args = ppo.Args(num_tables=64, precision=precision, eval_every=0, progress=False, threads=1)
     tr = ppo.Trainer(args)
-    rng = np.random.default_rng(0)
-    chosen = []
-    act = ppo.learner_act(tr.net.actor, torch.Generator().manual_seed(0), tr.device, tr.prior,
-                          tr.config.prior_weights, chosen)  # fmt: skip
-    seeds = rng.integers(0, 2**63, size=64, dtype=np.uint64)
-    ro = collect(tr.rules, seeds, np.full((64, 4), -1, np.int64), act, [], rng, True, record_forced=False)
-    data = ppo.to_tensors(ro, args, tr.device, tr.rules)
-    data["prior"] = torch.from_numpy(np.concatenate(chosen))
-    data["prior_w"] = torch.from_numpy(tr.config.prior_weights(data["prior"].numpy()))
+    ro, data = learner_rollout(tr, np.random.default_rng(0))
     recomputed = ppo.logp_of(tr.net, data, args)
     gap = (recomputed - data["logp"]).abs().max().item()
     assert gap < (1e-5 if precision == "fp32" else 0.05), gap
@@ -486,3 +493,38 @@ def test_derived_features_reach_the_actor_alike_in_rollout_update_and_saved_mode
         want = tr.net.actor(data["x"]).numpy()
     np.testing.assert_allclose(agent.logits(ro.obs, ro.masks), want, atol=1e-5)
     assert tr.iterate()["decisions"] > 0  # and a whole iteration runs
+
+
+@pytest.mark.parametrize("variant,sort", [("four_handed", False), ("five_handed", True)])
+def test_canonical_rollout_data_gives_the_same_log_probs_values_and_update_as_printed(variant, sort):
+    """The trainer puts a rollout in canonical suits once (``ppo.canonicalise``) and runs the plain layers in the
+    update; that must be the suit-symmetric networks' own result on the printed data: the same log-probabilities
+    of the taken actions (the prior's bonus included), values, and weights after a PPO update."""
+    import copy
+
+    args = ppo.Args(variant=variant, num_tables=64, minibatch_size=128, hidden="32", critic_hidden="32",
+                    sort_other_colour=sort, eval_every=0, progress=False, threads=1, precision="fp32")  # fmt: skip
+    tr = ppo.Trainer(args)
+    ro, printed = learner_rollout(tr, np.random.default_rng(5))
+    canonical = ppo.canonicalise(tr.net, printed, chunk=100)  # several chunks
+    assert canonical["canonical"] and "canonical" not in printed
+    assert canonical["masks"].sum(1).tolist() == printed["masks"].sum(1).tolist()
+    assert canonical["masks"].gather(1, canonical["actions"][:, None]).all()  # the taken action stays legal
+    assert not torch.equal(canonical["x"], printed["x"])  # some rows were relabelled
+    for data in (printed, canonical):
+        np.testing.assert_allclose(ppo.logp_of(tr.net, data, args).numpy(), ro.logp, atol=1e-5)
+    values = ppo.values_of(tr.net, printed)
+    np.testing.assert_allclose(ppo.values_of(tr.net, canonical), values, atol=1e-5)
+    adv, ret = gae(ro, values, 1.0, 0.9)
+    nets = []
+    for data in (printed, canonical):
+        net = copy.deepcopy(tr.net)
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        data = {**data, "advantages": torch.from_numpy(adv), "returns": torch.from_numpy(ret)}
+        ppo.ppo_update(net, opt, data, args, torch.Generator().manual_seed(0))
+        nets.append(net)
+    moved = 0.0
+    for a, b, before in zip(nets[0].parameters(), nets[1].parameters(), tr.net.parameters(), strict=True):
+        torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-4)
+        moved = max(moved, (a - before).abs().max().item())
+    assert moved > 1e-3  # the update did change the weights

@@ -414,9 +414,9 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
             idx = perm[start : start + args.minibatch_size].to(data["actions"].device)
             if idx.numel() < 2:
                 continue
-            logits = policy_logits(net.actor, data, idx, args.precision)
+            logits = policy_logits(layers(net.actor, data), data, idx, args.precision)
             with autocast(idx.device, args.precision):
-                value = net.critic(data["xc"][idx])[:, 0].float()
+                value = layers(net.critic, data)(data["xc"][idx])[:, 0].float()
             logp_all = torch.log_softmax(logits, dim=1)
             newlogp = logp_all.gather(1, data["actions"][idx, None])[:, 0]
             with torch.set_grad_enabled(args.ent_coef > 0):  # logged either way; a gradient only when used
@@ -464,6 +464,46 @@ def to_tensors(ro: Any, args: Args, device: Any, rules: RulesConfig) -> dict[str
     return {"x": x, "xc": xc, **{k: v.to(device) for k, v in t.items()}}
 
 
+def canonicalise(net: Any, data: dict[str, Any], chunk: int = 16384) -> dict[str, Any]:
+    """``data`` (from :func:`to_tensors`) with its inputs in canonical suits, for every epoch at once.
+
+    A suit-symmetric actor and critic (:class:`agents.suit_symmetry.SuitSymmetric`)
+    relabel each input on every pass; here the inputs ``x`` and ``xc`` are
+    relabelled once, and ``masks``, ``actions`` and ``prior`` (if present) are
+    put in canonical actions, so that the update runs the plain layers
+    (:func:`layers`): the same log-probabilities, values and gradients (the
+    canonical logits are the printed ones permuted). Without suit symmetry
+    returns ``data`` itself.
+    """
+    import torch
+
+    from agents.suit_symmetry import SuitSymmetric
+
+    if not isinstance(net.actor, SuitSymmetric):
+        return data
+    x, xc, rows = [], [], []
+    with torch.no_grad():
+        for i in range(0, data["x"].shape[0], chunk):
+            canonical, row = net.actor.canonical(data["x"][i : i + chunk])
+            x.append(canonical)
+            rows.append(row)  # the critic's row too: both rows come from the observation, its first entries
+            xc.append(data["xc"][i : i + chunk].gather(1, net.critic.obs_src[row]))
+    row = torch.cat(rows) if rows else torch.zeros(0, dtype=torch.int64, device=data["x"].device)
+    to_canonical = net.actor.action_src[row]  # (N, A): the canonical action of each printed action
+    out = {**data, "x": torch.cat(x) if x else data["x"], "xc": torch.cat(xc) if xc else data["xc"],
+           "masks": torch.zeros_like(data["masks"]).scatter(1, to_canonical, data["masks"]),
+           "actions": to_canonical.gather(1, data["actions"][:, None])[:, 0], "canonical": True}  # fmt: skip
+    if "prior" in data:
+        out["prior"] = to_canonical.gather(1, data["prior"][:, None])[:, 0]
+    return out
+
+
+def layers(module: Any, data: dict[str, Any]) -> Any:
+    """What runs on ``data``'s inputs: ``module``'s plain layers where :func:`canonicalise` put them in canonical
+    suits, else ``module`` itself."""
+    return module.layers if data.get("canonical") else module
+
+
 def policy_logits(actor: Any, data: dict[str, Any], rows: Any, precision: str) -> Any:
     """float32 (n, A) logits of the policy at ``rows`` of ``data``: the actor's pass at ``precision``, the prior's
     weight added (``data["prior"]``, ``data["prior_w"]``, when present), illegal actions at -1e9."""
@@ -481,7 +521,7 @@ def logp_of(net: Any, data: dict[str, Any], args: Args, chunk: int = 16384) -> A
     with torch.no_grad():
         for i in range(0, data["x"].shape[0], chunk):
             rows = slice(i, i + chunk)
-            logits = policy_logits(net.actor, data, rows, args.precision)
+            logits = policy_logits(layers(net.actor, data), data, rows, args.precision)
             out.append(torch.log_softmax(logits, dim=1).gather(1, data["actions"][rows, None])[:, 0])
     return torch.cat(out) if out else data["logp"]
 
@@ -493,7 +533,7 @@ def values_of(net: Any, data: dict[str, Any], precision: str = "fp32", chunk: in
     out = []
     with torch.no_grad(), autocast(data["xc"].device, precision):
         for i in range(0, data["xc"].shape[0], chunk):
-            out.append(net.critic(data["xc"][i : i + chunk])[:, 0].float().cpu().numpy())
+            out.append(layers(net.critic, data)(data["xc"][i : i + chunk])[:, 0].float().cpu().numpy())
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
 
@@ -526,14 +566,14 @@ def imitate(net: Any, args: Args, rules: RulesConfig, device: Any) -> dict[str, 
         seeds = rng.integers(0, 2**63, size=args.num_tables, dtype=np.uint64)
         controllers = np.full((args.num_tables, rules.num_players), -1, np.int64)
         ro = collect(rules, seeds, controllers, act, [], rng, args.zero_sum)
-        data = to_tensors(ro, args, device, rules)
+        data = canonicalise(net, to_tensors(ro, args, device, rules))
         returns = torch.from_numpy(gae(ro, np.zeros(len(ro), np.float32), 1.0, 1.0)[1]).to(device)
         perm = torch.randperm(len(ro), generator=gen).to(device)
         for start in range(0, len(ro), args.minibatch_size):
             idx = perm[start : start + args.minibatch_size]
             with autocast(device, args.precision):
-                logits = net.actor(data["x"][idx])
-                value = net.critic(data["xc"][idx])[:, 0]
+                logits = layers(net.actor, data)(data["x"][idx])
+                value = layers(net.critic, data)(data["xc"][idx])[:, 0]
             logits = logits.float().masked_fill(~data["masks"][idx], -1e9)
             ce = torch.nn.functional.cross_entropy(logits, data["actions"][idx])
             value = value.float()
@@ -674,6 +714,7 @@ class Trainer:
             choice = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
             data["prior"] = torch.from_numpy(choice).to(self.device)
             data["prior_w"] = torch.from_numpy(self.config.prior_weights(choice)).to(self.device)
+        data = canonicalise(net, data)  # once, not on every pass of every epoch
         values = values_of(net, data, args.precision)
         if args.precision != "fp32":  # the ratio's denominator at the update's precision (the rollout ran fp32)
             data["logp"] = logp_of(net, data, args)
