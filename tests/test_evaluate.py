@@ -214,3 +214,55 @@ def test_five_handed_halves_of_the_heuristic_against_itself_are_zero(capsys: pyt
     assert main(["random", "--deals", "20"]) == 0 and "heuristic alone" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["random", "--deals", "1"])
+
+
+class _Extreme:
+    """The first (``last=False``) or last legal action of every row."""
+
+    def __init__(self, last: bool) -> None:
+        self.last = last
+
+    def act(self, obs, masks, rng):
+        return masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1) if self.last else masks.argmax(axis=1)
+
+
+@pytest.mark.parametrize("variant", ["four_handed", "five_handed"])
+def test_phase_split_bids_like_its_bidder_and_plays_like_its_player(variant: str) -> None:
+    """``PhaseSplit``: on decisions of every phase from real hands, the rows outside the card play get the
+    bidder's actions and the card plays the player's; the heuristic crossed with itself is the heuristic."""
+    from agents.phase_split import PhaseSplit
+    from agents.view import ObsView
+    from euchre_env.actions import Phase
+    from training.rollout import collect
+
+    rules = make_rules(variant)
+    rng = np.random.default_rng(4)
+    first, last = _Extreme(False), _Extreme(True)
+    act = lambda obs, masks: (first.act(obs, masks, rng), np.zeros(len(obs), np.float32))
+    p = rules.num_players
+    ro = collect(rules, rng.integers(0, 2**63, size=200, dtype=np.uint64), np.full((200, p), -1), act, [], rng, True)
+    play = ObsView(ro.obs, rules).phase == Phase.PLAY
+    assert play.any() and (~play).any()
+    got = PhaseSplit(first, last, rules).act(ro.obs, ro.masks, rng)
+    want = np.where(play, last.act(ro.obs, ro.masks, rng), first.act(ro.obs, ro.masks, rng))
+    assert np.array_equal(got, want)
+    assert (got != first.act(ro.obs, ro.masks, rng))[play].any()  # the two agents do differ at play
+    h = HeuristicAgent(rules)
+    assert np.array_equal(PhaseSplit(h, h, rules).act(ro.obs, ro.masks, rng), h.act(ro.obs, ro.masks, rng))
+    with pytest.raises(ValueError, match="observations must have shape"):
+        PhaseSplit(h, h, rules).act(ro.obs[:, :-1], ro.masks, rng)
+
+
+def test_phase_split_of_the_heuristic_is_zero_and_of_random_negative(capsys: pytest.CaptureFixture[str]) -> None:
+    """``training.phase_split``: the heuristic crossed with itself is level with it in every row (the same
+    deals); random loses in every row, most where it does both; the CLI prints the rows and refuses 1 deal."""
+    from training.phase_split import ROWS, main, phase_split
+
+    same = phase_split("heuristic", "four_handed", 20, seed=1)
+    assert list(same) == list(ROWS) and all(r["advantage"] == 0 and r["relative"] == 0 for r in same.values())
+    rand = phase_split("random", "five_handed", 60, seed=1)
+    assert all(r["relative"] + r["relative_ci95"] < 0 for r in rand.values())
+    assert rand[ROWS[0]]["relative"] < min(rand[ROWS[1]]["relative"], rand[ROWS[2]]["relative"])
+    assert main(["random", "--deals", "20"]) == 0 and "heuristic bidding, agent playing" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["random", "--deals", "1"])
