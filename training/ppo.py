@@ -465,7 +465,7 @@ def to_tensors(ro: Any, args: Args, device: Any, rules: RulesConfig) -> dict[str
     return {"x": x, "xc": xc, **{k: v.to(device) for k, v in t.items()}}
 
 
-def canonicalise(net: Any, data: dict[str, Any], chunk: int = 16384) -> dict[str, Any]:
+def canonicalise(net: Any, data: dict[str, Any], chunk: int = 4096) -> dict[str, Any]:
     """``data`` (from :func:`to_tensors`) with its inputs in canonical suits, for every epoch at once.
 
     A suit-symmetric actor and critic (:class:`agents.suit_symmetry.SuitSymmetric`)
@@ -482,16 +482,20 @@ def canonicalise(net: Any, data: dict[str, Any], chunk: int = 16384) -> dict[str
 
     if not isinstance(net.actor, SuitSymmetric):
         return data
-    x, xc, rows = [], [], []
+    # xc is x and then the other hands' card sets (to_tensors), so the critic's canonical input begins
+    # with the actor's: one gather gives both
+    d = data["x"].shape[1]
+    assert torch.equal(net.critic.obs_src[:, :d], net.actor.obs_src)
+    xc, rows = [], []
     with torch.no_grad():
         for i in range(0, data["x"].shape[0], chunk):
-            canonical, row = net.actor.canonical(data["x"][i : i + chunk])
-            x.append(canonical)
-            rows.append(row)  # the critic's row too: both rows come from the observation, its first entries
+            row = net.actor.rows(data["x"][i : i + chunk])  # the critic's row too: it reads the observation
             xc.append(data["xc"][i : i + chunk].gather(1, net.critic.obs_src[row]))
+            rows.append(row)
     row = torch.cat(rows) if rows else torch.zeros(0, dtype=torch.int64, device=data["x"].device)
+    xc = torch.cat(xc) if xc else data["xc"]
     to_canonical = net.actor.action_src[row]  # (N, A): the canonical action of each printed action
-    out = {**data, "x": torch.cat(x) if x else data["x"], "xc": torch.cat(xc) if xc else data["xc"],
+    out = {**data, "x": xc[:, :d], "xc": xc,
            "masks": torch.zeros_like(data["masks"]).scatter(1, to_canonical, data["masks"]),
            "actions": to_canonical.gather(1, data["actions"][:, None])[:, 0], "canonical": True}  # fmt: skip
     if "prior" in data:
