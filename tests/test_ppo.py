@@ -131,6 +131,103 @@ def test_rollout_with_the_learner_everywhere_records_every_decision_and_the_hand
     assert np.array_equal(s.last_points.astype(np.float32), ro.points)
 
 
+class FirstLegal:
+    """A deterministic opponent: the lowest legal action id."""
+
+    def act(self, obs, masks, rng=None):
+        return np.asarray(masks).argmax(axis=1)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_action_values_are_the_hands_played_out_after_each_legal_action(variant):
+    """``collect(..., counterfactual=...)`` values each legal action of the learner's decisions outside trick play
+    with a choice, and nothing else; with deterministic players the taken action's value is the hand's own
+    reward, and any other action's value is what replaying the hand with that action instead gives."""
+    from euchre_env.actions import Phase
+
+    rules = make_rules(variant)
+    b, p = 120, rules.num_players
+
+    def first_legal(obs, masks):
+        return masks.argmax(axis=1), np.zeros(len(masks), np.float32)
+
+    seeds = np.random.default_rng(8).integers(0, 2**63, b, dtype=np.uint64)
+    controllers = np.where(np.arange(b)[:, None] < b // 2, -1, np.where(np.arange(p) % 2 == 0, -1, 0))
+    ro = collect(rules, seeds, controllers, first_legal, [FirstLegal()], np.random.default_rng(9),
+                 counterfactual=first_legal)  # fmt: skip
+    valued = ~np.isnan(ro.q).all(axis=1)
+    # which rows: the learner's decisions outside trick play with a choice, exactly
+    play = np.zeros(len(ro), bool)
+    s = engine.init_state(rules, seeds=seeds)
+    history = [[] for _ in range(b)]  # every action of every table, in order (for the replays below)
+    row_at = {}  # rollout row -> (table, position in its history)
+    while not engine.is_done(s).all():
+        live = np.flatnonzero(~engine.is_done(s))
+        base, bits = engine.legal_bits(s.take(live), rules)
+        masks = engine.expand(base, bits)
+        acts = masks.argmax(axis=1)
+        for i, t in enumerate(live):
+            mine = np.flatnonzero((ro.table == t) & (ro.seat == s.turn[t]))
+            r = [x for x in mine if x not in row_at]
+            if controllers[t, s.turn[t]] < 0:
+                row_at[r[0]] = (t, len(history[t]))
+                play[r[0]] = s.phase[t] == Phase.PLAY
+            history[t].append(int(acts[i]))
+        engine.step_rows(s, live, acts, rules)
+    expect = ~play & (ro.masks.sum(axis=1) > 1)
+    assert expect.any() and np.array_equal(valued, expect)
+    assert np.array_equal(~np.isnan(ro.q[valued]), ro.masks[valued]), "a value at each legal action, only there"
+    rows = np.flatnonzero(valued)
+    np.testing.assert_array_equal(ro.q[rows, ro.actions[rows]], ro.points[ro.table[rows], ro.seat[rows]])
+    # other actions: replay the table's hand with that action instead, then first legal actions to the end
+    checked = 0
+    for r in rows[:40]:
+        t, k = row_at[r]
+        for a in np.flatnonzero(ro.masks[r]):
+            s1 = engine.init_state(rules, seeds=seeds[t : t + 1])
+            for x in [*history[t][:k], int(a)]:
+                engine.step_rows(s1, np.array([0]), np.array([x]), rules)
+            while not engine.is_done(s1)[0]:
+                base, bits = engine.legal_bits(s1, rules)
+                engine.step_rows(s1, np.array([0]), engine.expand(base, bits).argmax(axis=1), rules)
+            reward = engine.points_to_rewards(s1.last_points, rules, True)[0, ro.seat[r]]
+            assert ro.q[r, a] == reward, (r, a)
+            checked += a != ro.actions[r]
+    assert checked > 20
+
+
+def test_all_action_update_moves_probability_to_the_best_valued_action_even_unsampled():
+    """At the valued rows, the update follows every legal action's value, not just the sampled one's: give
+    each valued row's least likely legal action the only positive value and its probability must rise, though
+    the rollout (almost) never took it; the same update without the values leaves it about where it was."""
+    import copy
+
+    args = ppo.Args(num_tables=64, hidden="32", critic_hidden="32", eval_every=0, progress=False, threads=1,
+                    bid_values=True, update_epochs=10, minibatch_size=128, learning_rate=3e-3)  # fmt: skip
+    tr = ppo.Trainer(args)
+    ro, data = learner_rollout(tr, np.random.default_rng(0))
+    valued = torch.from_numpy(np.flatnonzero(ro.masks.sum(axis=1) > 1)[:300])
+    logp = lambda net: torch.log_softmax(ppo.policy_logits(net.actor, data, valued, "fp32"), dim=1).detach()
+    before = logp(tr.net).masked_fill(~data["masks"][valued], np.inf)
+    target = before.argmin(dim=1)  # each row's least likely legal action
+    assert (ro.actions[valued] != target.numpy()).mean() > 0.9
+    adv, ret = gae(ro, ppo.values_of(tr.net, data), 1.0, 0.9)
+    data["advantages"], data["returns"] = torch.from_numpy(adv), torch.from_numpy(ret)
+    plain = copy.deepcopy(tr.net)
+    ppo.ppo_update(plain, torch.optim.Adam(plain.parameters(), lr=3e-3, eps=1e-5), data, args,
+                   torch.Generator().manual_seed(0))  # fmt: skip
+    ro.q = np.full((len(ro), 93), np.nan, np.float32)
+    ro.q[valued] = np.where(ro.masks[valued], 0.0, np.nan)
+    ro.q[valued, target] = 1.0
+    data.update({k: v for k, v in ppo.to_tensors(ro, args, tr.device, tr.rules).items() if k.startswith("q")})
+    data.update(ppo.action_advantages(tr.net, data, args))
+    ppo.ppo_update(tr.net, tr.opt, data, args, torch.Generator().manual_seed(0))
+    idx = torch.arange(valued.numel())
+    gain = (logp(tr.net)[idx, target] - before[idx, target]).numpy()
+    gain_plain = (logp(plain)[idx, target] - before[idx, target]).numpy()
+    assert gain.mean() > 0.1 + gain_plain.mean() and (gain > 0).mean() > 0.7, (gain.mean(), gain_plain.mean())
+
+
 def test_gae_with_lambda_one_gives_the_hands_reward_as_every_return():
     rules = make_rules("five_handed")
     rng = np.random.default_rng(7)
@@ -207,10 +304,11 @@ def same(a, b):
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-@pytest.mark.parametrize("precision", ["fp32", "bf16"])
-def test_the_same_seed_gives_the_same_model_and_another_seed_another(tmp_path, precision):
+@pytest.mark.parametrize("extra", [["--precision", "fp32"], ["--precision", "bf16"],
+                                   ["--precision", "fp32", "--bid-values"]], ids=["fp32", "bf16", "bid-values"])
+def test_the_same_seed_gives_the_same_model_and_another_seed_another(tmp_path, extra):
     base = ["--total-decisions", "3000", *TINY, "--opponents", "self=1,heuristic=1,snapshots=1",
-            "--snapshot-every", "1000", "--precision", precision]  # fmt: skip
+            "--snapshot-every", "1000", *extra]  # fmt: skip
     for name, seed in (("a", 5), ("b", 5), ("c", 6)):
         ppo.train(ppo.parse_args(["--out", str(tmp_path / name), "--seed", str(seed), *base]))
     a, b, c = (weights(tmp_path / n / "model.safetensors") for n in "abc")

@@ -108,6 +108,10 @@ HELP = {
     "prior_weight": "logit added to the prior agent's choice",
     "prior_weight_bidding": "logit added to the prior agent's choice at every decision but trick play (bidding, "
     "discard, partner call, alone); -1: --prior-weight. A large value keeps the prior's bidding and learns the play",
+    "bid_values": "value every legal action of the learner's decisions outside trick play (bids, discard, partner "
+    "call, alone) by playing the hand out once after each from a copy of the position, and train those decisions "
+    "on all their actions' values (PPO's clipped objective in expectation over the policy) instead of the one "
+    "action sampled (training.rollout.action_values; slower iterations)",
     "critic": "what the value network sees: 'full' (the seat's observation and the other hands; training "
     "only) or 'obs' (the observation alone)",
     "suit_symmetry": "actor and critic see each deal with its trump (before trump: the upcard's suit) as the "
@@ -171,6 +175,7 @@ class Args:
     prior: str = "heuristic"
     prior_weight: float = 3.0
     prior_weight_bidding: float = -1.0
+    bid_values: bool = False
     critic: str = "full"
     suit_symmetry: bool = True
     sort_other_colour: bool = False
@@ -423,12 +428,22 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
                 # softmax, not logp_all.exp(): exp of the masked -1e9 entries takes a slow path on CPUs, 15x softmax
                 entropy = -(torch.softmax(logits, dim=1) * logp_all).sum(dim=1).mean()
             adv = data["advantages"][idx]
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            scale = adv.std() + 1e-8
+            adv = (adv - adv.mean()) / scale
             log_ratio = newlogp - data["logp"][idx]
             ratio = log_ratio.exp()
-            pg_loss = torch.max(
-                -adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
-            ).mean()
+            clip = lambda r: r.clamp(1 - args.clip_coef, 1 + args.clip_coef)
+            per_row = torch.max(-adv * ratio, -adv * clip(ratio))
+            if "q_pos" in data:  # decisions valued action by action: the clipped objective summed over the policy
+                pos = data["q_pos"][idx]
+                sel = torch.nonzero(pos >= 0)[:, 0]
+                if sel.numel():
+                    old = data["q_logp"][pos[sel]]
+                    a_all = data["q_adv"][pos[sel]] / scale
+                    r_all = torch.where(data["masks"][idx[sel]], logp_all[sel] - old, 0.0).exp()
+                    term = (old.exp() * torch.max(-a_all * r_all, -a_all * clip(r_all))).sum(dim=1)
+                    per_row = per_row.index_put((sel,), term)
+            pg_loss = per_row.mean()
             v_loss = 0.5 * ((value - data["returns"][idx]) ** 2).mean()
             loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
             opt.zero_grad(set_to_none=True)
@@ -450,7 +465,8 @@ def to_tensors(ro: Any, args: Args, device: Any, rules: RulesConfig) -> dict[str
     ``--features`` card sets), ``xc`` the critic's (``x``, then the other hands' card bits under
     ``--critic full``), both float32, or bfloat16 at ``--precision bf16``
     (what autocast would cast them to: the same numbers, half the bytes to gather), bool ``masks`` (N, A), int64
-    ``actions`` (N,) and float32 ``logp`` (N,) the behaviour policy's log-probabilities."""
+    ``actions`` (N,) and float32 ``logp`` (N,) the behaviour policy's log-probabilities; with
+    ``ro.q`` also float32 ``q`` (N, A) (0 where not valued) and int64 ``q_rows`` (M,) the valued rows."""
     import torch
 
     from agents.neural import network_input
@@ -462,6 +478,9 @@ def to_tensors(ro: Any, args: Args, device: Any, rules: RulesConfig) -> dict[str
         xc = torch.cat([x, torch.from_numpy(hidden_bits(ro.hidden)).to(device).to(dtype)], dim=1)
     t = {"masks": torch.from_numpy(ro.masks), "actions": torch.from_numpy(ro.actions),
          "logp": torch.from_numpy(ro.logp)}  # fmt: skip
+    if ro.q is not None:  # NaN (not valued) as 0: action_advantages reads only the valued rows' legal actions
+        t["q"] = torch.from_numpy(np.nan_to_num(ro.q))
+        t["q_rows"] = torch.from_numpy(np.flatnonzero(~np.isnan(ro.q).all(axis=1)))
     return {"x": x, "xc": xc, **{k: v.to(device) for k, v in t.items()}}
 
 
@@ -500,7 +519,36 @@ def canonicalise(net: Any, data: dict[str, Any], chunk: int = 4096) -> dict[str,
            "actions": to_canonical.gather(1, data["actions"][:, None])[:, 0], "canonical": True}  # fmt: skip
     if "prior" in data:
         out["prior"] = to_canonical.gather(1, data["prior"][:, None])[:, 0]
+    if "q" in data:
+        out["q"] = torch.zeros_like(data["q"]).scatter(1, to_canonical, data["q"])
     return out
+
+
+def action_advantages(net: Any, data: dict[str, Any], args: Args, chunk: int = 16384) -> dict[str, Any]:
+    """What :func:`ppo_update` needs at the rows valued action by action (``data["q_rows"]``, M of them).
+
+    Returns:
+        ``q_pos`` int64 (N,): each row's index into the two arrays below, -1 where not valued;
+        ``q_logp`` float32 (M, A): the behaviour policy's log-probabilities of every action (-1e9-ish where
+        illegal); ``q_adv`` float32 (M, A): each legal action's value minus their mean under that policy, 0 where
+        illegal.
+    """
+    import torch
+
+    rows = data["q_rows"]
+    logp, adv = [], []
+    with torch.no_grad():
+        for i in range(0, rows.numel(), chunk):
+            r = rows[i : i + chunk]
+            lp = torch.log_softmax(policy_logits(layers(net.actor, data), data, r, args.precision), dim=1)
+            q = data["q"][r]
+            baseline = (lp.exp() * q).sum(dim=1, keepdim=True)
+            logp.append(lp)
+            adv.append(torch.where(data["masks"][r], q - baseline, 0.0))
+    pos = torch.full((data["actions"].shape[0],), -1, dtype=torch.int64, device=rows.device)
+    pos[rows] = torch.arange(rows.numel(), device=rows.device)
+    empty = torch.zeros((0, data["masks"].shape[1]), device=rows.device)
+    return {"q_pos": pos, "q_logp": torch.cat(logp) if logp else empty, "q_adv": torch.cat(adv) if adv else empty}
 
 
 def layers(module: Any, data: dict[str, Any]) -> Any:
@@ -710,9 +758,11 @@ class Trainer:
         inputs = lambda obs: network_input(obs, args.features, rules)  # obs itself without --features
         act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen, inputs)
         pool = [*self.fixed.values(), *snaps]
-        ro = collect(
-            rules, seeds, controllers, act, pool, rng, args.zero_sum, record_forced=not args.skip_forced
-        )
+        valuer = None  # samples like act, records nothing
+        if args.bid_values:
+            valuer = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, [], inputs)
+        ro = collect(rules, seeds, controllers, act, pool, rng, args.zero_sum,
+                     record_forced=not args.skip_forced, counterfactual=valuer)  # fmt: skip
         played = time.perf_counter()
         data = to_tensors(ro, args, self.device, rules)
         if self.prior is not None:
@@ -720,6 +770,8 @@ class Trainer:
             data["prior"] = torch.from_numpy(choice).to(self.device)
             data["prior_w"] = torch.from_numpy(self.config.prior_weights(choice)).to(self.device)
         data = canonicalise(net, data)  # once, not on every pass of every epoch
+        if ro.q is not None:
+            data.update(action_advantages(net, data, args))
         values = values_of(net, data, args.precision)
         if args.precision != "fp32":  # the ratio's denominator at the update's precision (the rollout ran fp32)
             data["logp"] = logp_of(net, data, args)
@@ -751,6 +803,8 @@ class Trainer:
             self.add_snapshot()
         stats["decisions"] = float(len(ro))
         stats["forced"] = float(ro.forced)  # the learner's forced decisions, played but not learned from
+        if ro.q is not None:
+            stats["valued_decisions"] = float(data["q_rows"].numel())
         return stats
 
 

@@ -12,19 +12,28 @@ The critic may see more than the actor: ``hidden`` holds the other seats'
 hands at each decision (relative seats ``1..P-1``, uint32 card masks), which
 a full-information critic reads (training only; the actor, and so the saved
 policy, sees only the seat's observation).
+
+With a ``counterfactual`` policy, the learner's decisions outside trick play
+are also valued action by action (:func:`branch`, :func:`action_values`): the
+position is copied once per legal action, the action applied, and every copy
+played out to the end of the hand in one batch by the table's own policies.
+The values are the seat's rewards in those hands (``Rollout.q``), one sample
+each of what the action is worth on this deal with these players.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from euchre_env import engine
-from euchre_env.actions import NUM_ACTIONS
+from euchre_env.actions import NUM_ACTIONS, Phase
 from euchre_env.encoding import encode, obs_layout
 from euchre_env.rules import RulesConfig
+from euchre_env.state import State
 from euchre_env.types import Policy
 
 # act(obs uint8 (n, D), masks bool (n, A)) -> (actions int64 (n,), logp float32 (n,))
@@ -49,6 +58,9 @@ class Rollout:
         points: float32 (B, P) rewards of every seat of every table (for logging).
         decisions: every decision taken at the tables, the opponents' included.
         forced: the learner's forced decisions played but not recorded (``record_forced=False``).
+        q: float32 (N, A) with ``collect(..., counterfactual=...)``: at each learner decision outside trick
+            play with a choice, the seat's reward after each legal action (the hand played out once from
+            a copy of the position); NaN elsewhere. ``None`` without.
     """
 
     obs: np.ndarray
@@ -64,6 +76,7 @@ class Rollout:
     points: np.ndarray
     decisions: int
     forced: int = 0
+    q: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.size)
@@ -85,6 +98,7 @@ def collect(
     rng: np.random.Generator,
     zero_sum: bool = True,
     record_forced: bool = True,
+    counterfactual: LearnerAct | None = None,
 ) -> Rollout:
     """Play one hand at each of ``B`` tables and record the learner's decisions.
 
@@ -101,6 +115,12 @@ def collect(
             plays them without being asked and they are left out (no policy
             gradient flows through them; a seat's reward then sits on its last
             decision with a choice).
+        counterfactual: when given, each learner decision outside trick play
+            with more than one legal action (bids, the dealer's discard, the
+            partner call, going alone) is also valued action by action: the
+            position is copied once per legal action, the action applied and
+            the hand played out with the table's policies (the learner's by
+            ``counterfactual``, which records nothing) into ``Rollout.q``.
     """
     s = engine.init_state(rules, seeds=seeds)
     b, p = s.batch_size, rules.num_players
@@ -109,6 +129,7 @@ def collect(
         k: [] for k in ("obs", "hidden", "masks", "actions", "table", "seat", "logp")
     }
     links: list[tuple[np.ndarray, np.ndarray]] = []  # (earlier row, later row) of one seat
+    branches: list[tuple[State, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # see branch()
     steps, rows_so_far, decisions, skipped = [0], 0, 0, 0
     while True:
         live = np.flatnonzero(~engine.is_done(s))
@@ -137,14 +158,13 @@ def collect(
             links.append((prev[linked], new_rows[linked]))
             last[tables, seats] = new_rows
             rows_so_far += mine.size
+            if counterfactual is not None:
+                branches.append(branch(sub, mine, new_rows, live, turn, masks, bits, rules))
             for key, value in (("obs", obs[mine]), ("hidden", others_hands(sub, turn)[mine]),
                                ("masks", masks[mine]), ("actions", a), ("table", tables),
                                ("seat", seats.astype(np.int64)), ("logp", logp)):  # fmt: skip
                 parts[key].append(value)
-        for k, policy in enumerate(opponents):
-            sel = np.flatnonzero(ctrl == k)
-            if sel.size:
-                acts[sel] = policy.act(obs[sel].astype(np.float32), masks[sel], rng)
+        play_opponents(acts, obs, masks, ctrl, opponents, rng)
         engine.step_rows(s, live, acts, rules)
         decisions += live.size
         steps.append(rows_so_far)
@@ -161,8 +181,77 @@ def collect(
              "table": np.zeros(0, np.int64), "seat": np.zeros(0, np.int64),
              "logp": np.zeros(0, np.float32)}  # fmt: skip
     cat = {k: np.concatenate(v) if v else empty[k] for k, v in parts.items()}
+    q = None
+    if counterfactual is not None:
+        q = action_values(branches, n, controllers, counterfactual, opponents, rng, rules, zero_sum)
     return Rollout(**cat, reward=reward, next_idx=next_idx, steps=np.asarray(steps, np.int64),
-                   points=points, decisions=decisions, forced=skipped)  # fmt: skip
+                   points=points, decisions=decisions, forced=skipped, q=q)  # fmt: skip
+
+
+def play_opponents(acts: np.ndarray, obs: np.ndarray, masks: np.ndarray, ctrl: np.ndarray,
+                   opponents: Sequence[Policy], rng: np.random.Generator) -> None:  # fmt: skip
+    """Fill ``acts`` (n,) in place at the rows whose controller ``ctrl`` (n,) is ``k >= 0`` with ``opponents[k]``'s
+    choices."""
+    for k, policy in enumerate(opponents):
+        sel = np.flatnonzero(ctrl == k)
+        if sel.size:
+            acts[sel] = policy.act(obs[sel].astype(np.float32), masks[sel], rng)
+
+
+def branch(sub: State, mine: np.ndarray, rows: np.ndarray, live: np.ndarray, turn: np.ndarray,
+           masks: np.ndarray, bits: np.ndarray, rules: RulesConfig) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """Copies of the learner's positions outside trick play, one per legal action, that action applied.
+
+    Args:
+        sub: the live tables' state before this step; ``mine`` (m,) the learner's rows of it, ``rows``
+            (m,) their rollout rows; ``live`` (n,) each sub row's table; ``turn`` (n,) its seat to act;
+            ``masks`` bool (n, A), ``bits`` (n,) its legal actions.
+
+    Returns:
+        ``(state, rollout row, action, table, seat)``, one entry per copy (the state has the copies).
+    """
+    keep = (sub.phase[mine] != Phase.PLAY) & (np.bitwise_count(bits[mine]) > 1)
+    mine, rows = mine[keep], rows[keep]
+    i, a = np.nonzero(masks[mine])
+    copy = sub.take(mine[i])
+    if i.size:
+        engine.step_rows(copy, np.arange(i.size), a, rules)
+    return copy, rows[i], a, live[mine[i]], turn[mine[i]].astype(np.int64)
+
+
+def action_values(branches: list[tuple[Any, ...]], n: int, controllers: np.ndarray, learner: LearnerAct,
+                  opponents: Sequence[Policy], rng: np.random.Generator, rules: RulesConfig,
+                  zero_sum: bool) -> np.ndarray:  # fmt: skip
+    """float32 (n, A): each copy of :func:`branch` played out to the end of the hand by its table's policies,
+    the acting seat's reward at its row and action; NaN where no copy was made."""
+    q = np.full((n, NUM_ACTIONS), np.nan, np.float32)
+    if not branches or not sum(b[1].size for b in branches):
+        return q
+    s = State.concatenate([b[0] for b in branches])
+    row, action, table, seat = (np.concatenate([b[k] for b in branches]) for k in range(1, 5))
+    ctrl_of = controllers[table]  # (m, P)
+    while True:
+        live = np.flatnonzero(~engine.is_done(s))
+        if not live.size:
+            break
+        sub = s if live.size == s.batch_size else s.take(live)
+        turn = sub.turn.astype(np.intp)
+        base, bits = engine.legal_bits(sub, rules)
+        masks = engine.expand(base, bits)
+        acts = masks.argmax(axis=1)  # forced moves need no policy
+        ask = np.flatnonzero(np.bitwise_count(bits) > 1)
+        obs, ask_masks = encode(sub.take(ask), turn[ask], rules, dtype=np.uint8), masks[ask]
+        ctrl = ctrl_of[live[ask], turn[ask]]
+        chosen = acts[ask]
+        mine = np.flatnonzero(ctrl < 0)
+        if mine.size:
+            chosen[mine] = learner(obs[mine], ask_masks[mine])[0]
+        play_opponents(chosen, obs, ask_masks, ctrl, opponents, rng)
+        acts[ask] = chosen
+        engine.step_rows(s, live, acts, rules)
+    points = engine.points_to_rewards(s.last_points, rules, zero_sum)
+    q[row, action] = points[np.arange(row.size), seat]
+    return q
 
 
 def gae(r: Rollout, values: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
