@@ -108,10 +108,11 @@ HELP = {
     "prior_weight": "logit added to the prior agent's choice",
     "prior_weight_bidding": "logit added to the prior agent's choice at every decision but trick play (bidding, "
     "discard, partner call, alone); -1: --prior-weight. A large value keeps the prior's bidding and learns the play",
-    "bid_values": "value every legal action of the learner's decisions outside trick play (bids, discard, partner "
-    "call, alone) by playing the hand out once after each from a copy of the position, and train those decisions "
-    "on all their actions' values (PPO's clipped objective in expectation over the policy) instead of the one "
-    "action sampled (training.rollout.action_values; slower iterations)",
+    "action_values": "value every legal action of some of the learner's decisions by playing the hand out once after "
+    "each from a copy of the position, and train those decisions on all their actions' values (PPO's clipped "
+    "objective in expectation over the policy) instead of the one action sampled (training.rollout.action_values; "
+    "slower iterations): '' none; 'bidding' the decisions outside trick play (bids, discard, partner call, alone); "
+    "'all' the card play too",
     "critic": "what the value network sees: 'full' (the seat's observation and the other hands; training "
     "only) or 'obs' (the observation alone)",
     "suit_symmetry": "actor and critic see each deal with its trump (before trump: the upcard's suit) as the "
@@ -175,7 +176,7 @@ class Args:
     prior: str = "heuristic"
     prior_weight: float = 3.0
     prior_weight_bidding: float = -1.0
-    bid_values: bool = False
+    action_values: str = ""
     critic: str = "full"
     suit_symmetry: bool = True
     sort_other_colour: bool = False
@@ -204,6 +205,7 @@ CHOICES = {
     "critic": ["full", "obs"],
     "features": ["", "derived"],
     "prior": ["", "heuristic"],
+    "action_values": ["", "bidding", "all"],
     "precision": ["auto", "fp32", "bf16"],
 }
 
@@ -759,10 +761,11 @@ class Trainer:
         act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen, inputs)
         pool = [*self.fixed.values(), *snaps]
         valuer = None  # samples like act, records nothing
-        if args.bid_values:
+        if args.action_values:
             valuer = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, [], inputs)
         ro = collect(rules, seeds, controllers, act, pool, rng, args.zero_sum,
-                     record_forced=not args.skip_forced, counterfactual=valuer)  # fmt: skip
+                     record_forced=not args.skip_forced, counterfactual=valuer,
+                     value_play=args.action_values == "all")  # fmt: skip
         played = time.perf_counter()
         data = to_tensors(ro, args, self.device, rules)
         if self.prior is not None:

@@ -14,7 +14,7 @@ a full-information critic reads (training only; the actor, and so the saved
 policy, sees only the seat's observation).
 
 With a ``counterfactual`` policy, the learner's decisions outside trick play
-are also valued action by action (:func:`branch`, :func:`action_values`): the
+(and with ``value_play`` its card play too) are also valued action by action (:func:`branch`, :func:`action_values`): the
 position is copied once per legal action, the action applied, and every copy
 played out to the end of the hand in one batch by the table's own policies.
 The values are the seat's rewards in those hands (``Rollout.q``), one sample
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -38,6 +37,9 @@ from euchre_env.types import Policy
 
 # act(obs uint8 (n, D), masks bool (n, A)) -> (actions int64 (n,), logp float32 (n,))
 LearnerAct = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+# copies of positions, each with one legal action applied (branch): (state of m copies, then int64 (m,) each:
+# rollout row, action, table, acting seat)
+Branch = tuple[State, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 @dataclass
@@ -59,7 +61,7 @@ class Rollout:
         decisions: every decision taken at the tables, the opponents' included.
         forced: the learner's forced decisions played but not recorded (``record_forced=False``).
         q: float32 (N, A) with ``collect(..., counterfactual=...)``: at each learner decision outside trick
-            play with a choice, the seat's reward after each legal action (the hand played out once from
+            play (and with ``value_play`` in it) with a choice, the seat's reward after each legal action (the hand played out once from
             a copy of the position); NaN elsewhere. ``None`` without.
     """
 
@@ -99,6 +101,7 @@ def collect(
     zero_sum: bool = True,
     record_forced: bool = True,
     counterfactual: LearnerAct | None = None,
+    value_play: bool = False,
 ) -> Rollout:
     """Play one hand at each of ``B`` tables and record the learner's decisions.
 
@@ -121,6 +124,8 @@ def collect(
             position is copied once per legal action, the action applied and
             the hand played out with the table's policies (the learner's by
             ``counterfactual``, which records nothing) into ``Rollout.q``.
+        value_play: with ``counterfactual``, value the learner's card play
+            (trick play decisions with a choice) the same way.
     """
     s = engine.init_state(rules, seeds=seeds)
     b, p = s.batch_size, rules.num_players
@@ -129,7 +134,7 @@ def collect(
         k: [] for k in ("obs", "hidden", "masks", "actions", "table", "seat", "logp")
     }
     links: list[tuple[np.ndarray, np.ndarray]] = []  # (earlier row, later row) of one seat
-    branches: list[tuple[State, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # see branch()
+    branches: list[Branch] = []
     steps, rows_so_far, decisions, skipped = [0], 0, 0, 0
     while True:
         live = np.flatnonzero(~engine.is_done(s))
@@ -159,7 +164,7 @@ def collect(
             last[tables, seats] = new_rows
             rows_so_far += mine.size
             if counterfactual is not None:
-                branches.append(branch(sub, mine, new_rows, live, turn, masks, bits, rules))
+                branches.append(branch(sub, mine, new_rows, live, turn, masks, bits, rules, value_play))
             for key, value in (("obs", obs[mine]), ("hidden", others_hands(sub, turn)[mine]),
                                ("masks", masks[mine]), ("actions", a), ("table", tables),
                                ("seat", seats.astype(np.int64)), ("logp", logp)):  # fmt: skip
@@ -199,8 +204,9 @@ def play_opponents(acts: np.ndarray, obs: np.ndarray, masks: np.ndarray, ctrl: n
 
 
 def branch(sub: State, mine: np.ndarray, rows: np.ndarray, live: np.ndarray, turn: np.ndarray,
-           masks: np.ndarray, bits: np.ndarray, rules: RulesConfig) -> tuple[np.ndarray, ...]:  # fmt: skip
-    """Copies of the learner's positions outside trick play, one per legal action, that action applied.
+           masks: np.ndarray, bits: np.ndarray, rules: RulesConfig, play: bool = False) -> Branch:  # fmt: skip
+    """Copies of the learner's positions outside trick play (``play``: in it too), one per legal action, that
+    action applied.
 
     Args:
         sub: the live tables' state before this step; ``mine`` (m,) the learner's rows of it, ``rows``
@@ -210,7 +216,7 @@ def branch(sub: State, mine: np.ndarray, rows: np.ndarray, live: np.ndarray, tur
     Returns:
         ``(state, rollout row, action, table, seat)``, one entry per copy (the state has the copies).
     """
-    keep = (sub.phase[mine] != Phase.PLAY) & (np.bitwise_count(bits[mine]) > 1)
+    keep = ((sub.phase[mine] != Phase.PLAY) | play) & (np.bitwise_count(bits[mine]) > 1)
     mine, rows = mine[keep], rows[keep]
     i, a = np.nonzero(masks[mine])
     copy = sub.take(mine[i])
@@ -219,7 +225,7 @@ def branch(sub: State, mine: np.ndarray, rows: np.ndarray, live: np.ndarray, tur
     return copy, rows[i], a, live[mine[i]], turn[mine[i]].astype(np.int64)
 
 
-def action_values(branches: list[tuple[Any, ...]], n: int, controllers: np.ndarray, learner: LearnerAct,
+def action_values(branches: list[Branch], n: int, controllers: np.ndarray, learner: LearnerAct,
                   opponents: Sequence[Policy], rng: np.random.Generator, rules: RulesConfig,
                   zero_sum: bool) -> np.ndarray:  # fmt: skip
     """float32 (n, A): each copy of :func:`branch` played out to the end of the hand by its table's policies,
