@@ -44,6 +44,11 @@ def random_learner(rng: np.random.Generator):
     return act
 
 
+def first_legal(obs, masks):
+    """A deterministic learner: the lowest legal action id."""
+    return masks.argmax(axis=1), np.zeros(len(masks), np.float32)
+
+
 def chains(ro):
     """Each seat's decisions as lists of rows, following ``next_idx`` from the rows nothing points to."""
     nxt = ro.next_idx
@@ -92,9 +97,6 @@ def test_rollout_without_forced_decisions_keeps_exactly_the_real_choices(variant
     per seat, each seat's hand reward on its last recorded decision."""
     rules = make_rules(variant)
     b, p = 300, rules.num_players
-
-    def first_legal(obs, masks):
-        return masks.argmax(axis=1), np.zeros(len(masks), np.float32)
 
     seeds = np.random.default_rng(4).integers(0, 2**63, b, dtype=np.uint64)
     controllers = np.where(np.random.default_rng(5).random((b, p)) < 0.6, -1, 0)
@@ -148,9 +150,6 @@ def test_action_values_are_the_hands_played_out_after_each_legal_action(variant,
 
     rules = make_rules(variant)
     b, p = 120, rules.num_players
-
-    def first_legal(obs, masks):
-        return masks.argmax(axis=1), np.zeros(len(masks), np.float32)
 
     seeds = np.random.default_rng(8).integers(0, 2**63, b, dtype=np.uint64)
     controllers = np.where(np.arange(b)[:, None] < b // 2, -1, np.where(np.arange(p) % 2 == 0, -1, 0))

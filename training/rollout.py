@@ -14,9 +14,10 @@ a full-information critic reads (training only; the actor, and so the saved
 policy, sees only the seat's observation).
 
 With a ``counterfactual`` policy, the learner's decisions outside trick play
-(and with ``value_play`` its card play too) are also valued action by action (:func:`branch`, :func:`action_values`): the
-position is copied once per legal action, the action applied, and every copy
-played out to the end of the hand in one batch by the table's own policies.
+(and with ``value_play`` its card play too) are also valued action by action
+(:func:`branch`, :func:`action_values`): the position is copied once per
+legal action, the action applied, and every copy played out to the end of
+the hand in one batch by the table's own policies.
 The values are the seat's rewards in those hands (``Rollout.q``), one sample
 each of what the action is worth on this deal with these players.
 """
@@ -60,9 +61,9 @@ class Rollout:
         points: float32 (B, P) rewards of every seat of every table (for logging).
         decisions: every decision taken at the tables, the opponents' included.
         forced: the learner's forced decisions played but not recorded (``record_forced=False``).
-        q: float32 (N, A) with ``collect(..., counterfactual=...)``: at each learner decision outside trick
-            play (and with ``value_play`` in it) with a choice, the seat's reward after each legal action (the hand played out once from
-            a copy of the position); NaN elsewhere. ``None`` without.
+        q: float32 (N, A) with ``collect(..., counterfactual=...)``: at each learner decision outside
+            trick play (and with ``value_play`` in it) with a choice, the seat's reward after each legal
+            action (the hand played out once from a copy of the position); NaN elsewhere. ``None`` without.
     """
 
     obs: np.ndarray
