@@ -196,6 +196,64 @@ def test_action_values_are_the_hands_played_out_after_each_legal_action(variant,
     assert checked > 20
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_action_values_to_the_next_choice_are_the_critics_value_there(variant):
+    """With a ``critic`` each copy stops where its seat next has a choice and takes the critic's value of that
+    position (the seat's observation and the other hands), or the reward where the hand ends first: replays with
+    deterministic players and a deterministic critic give the same values."""
+    from euchre_env.encoding import encode
+    from training.rollout import others_hands
+
+    rules = make_rules(variant)
+    b, p = 60, rules.num_players
+    w = np.random.default_rng(10).normal(size=ppo.obs_layout(rules).size).astype(np.float32)
+
+    def critic(obs, hidden):  # a different value for every position and every deal of the other hands
+        return (obs.astype(np.float32) @ w + 0.01 * hidden.astype(np.float64).sum(axis=1) % 1).astype(np.float32)
+
+    seeds = np.random.default_rng(8).integers(0, 2**63, b, dtype=np.uint64)
+    controllers = np.where(np.arange(b)[:, None] < b // 2, -1, np.where(np.arange(p) % 2 == 0, -1, 0))
+    ro = collect(rules, seeds, controllers, first_legal, [FirstLegal()], np.random.default_rng(9),
+                 counterfactual=first_legal, value_play=True, critic=critic)  # fmt: skip
+    hand = collect(rules, seeds, controllers, first_legal, [FirstLegal()], np.random.default_rng(9),
+                   counterfactual=first_legal, value_play=True)  # fmt: skip
+    np.testing.assert_array_equal(np.isnan(ro.q), np.isnan(hand.q))  # the same entries valued
+    np.testing.assert_array_equal(ro.actions, hand.actions)  # and the real hands untouched
+    # the tables' actions in order, to replay from (first legal actions everywhere), and each row's place in them
+    s = engine.init_state(rules, seeds=seeds)
+    history, seen = [[] for _ in range(b)], {}
+    while not engine.is_done(s).all():
+        live = np.flatnonzero(~engine.is_done(s))
+        base, bits = engine.legal_bits(s.take(live), rules)
+        acts = engine.expand(base, bits).argmax(axis=1)
+        for i, t in enumerate(live):
+            if controllers[t, s.turn[t]] < 0:
+                r = min(set(np.flatnonzero((ro.table == t) & (ro.seat == s.turn[t]))) - set(seen))
+                seen[r] = len(history[t])
+            history[t].append(int(acts[i]))
+        engine.step_rows(s, live, acts, rules)
+    kinds = {"critic": 0, "reward": 0}
+    for r in np.flatnonzero(~np.isnan(ro.q).all(axis=1))[::3]:
+        t, seat = ro.table[r], ro.seat[r]
+        for a in np.flatnonzero(ro.masks[r]):
+            s1 = engine.init_state(rules, seeds=seeds[t : t + 1])
+            for x in [*history[t][: seen[r]], int(a)]:
+                engine.step_rows(s1, np.array([0]), np.array([x]), rules)
+            while True:
+                if engine.is_done(s1)[0]:
+                    expect, kind = engine.points_to_rewards(s1.last_points, rules, True)[0, seat], "reward"
+                    break
+                base, bits = engine.legal_bits(s1, rules)
+                if s1.turn[0] == seat and np.bitwise_count(bits[0]) > 1:
+                    at = np.array([seat])
+                    expect, kind = critic(encode(s1, at, rules, dtype=np.uint8), others_hands(s1, at))[0], "critic"
+                    break
+                engine.step_rows(s1, np.array([0]), engine.expand(base, bits).argmax(axis=1), rules)
+            assert ro.q[r, a] == pytest.approx(expect, rel=1e-5, abs=1e-5), (r, a, kind)  # batched float sums
+            kinds[kind] += 1
+    assert kinds["critic"] > 20 and kinds["reward"] > 20, kinds
+
+
 def test_all_action_update_moves_probability_to_the_best_valued_action_even_unsampled():
     """At the valued rows, the update follows every legal action's value, not just the sampled one's: give
     each valued row's least likely legal action the only positive value and its probability must rise, though
@@ -305,7 +363,9 @@ def same(a, b):
 
 
 @pytest.mark.parametrize("extra", [["--precision", "fp32"], ["--precision", "bf16"],
-                                   ["--precision", "fp32", "--action-values", "all"]], ids=["fp32", "bf16", "action-values"])
+                                   ["--precision", "fp32", "--action-values", "all"],
+                                   ["--precision", "fp32", "--action-values", "all", "--action-value-horizon", "next"]],
+                         ids=["fp32", "bf16", "action-values", "action-values-next"])
 def test_the_same_seed_gives_the_same_model_and_another_seed_another(tmp_path, extra):
     base = ["--total-decisions", "3000", *TINY, "--opponents", "self=1,heuristic=1,snapshots=1",
             "--snapshot-every", "1000", *extra]  # fmt: skip
@@ -435,6 +495,8 @@ def test_kill_9_at_random_points_leaves_whole_files_and_resume_reaches_the_same_
         (["--precision", "fp16"], "invalid choice"),
         (["--prior-weight-bidding", "-2"], "--prior-weight-bidding must be -1"),
         (["--sort-other-colour", "--no-suit-symmetry"], "--sort-other-colour needs --suit-symmetry"),
+        (["--action-value-horizon", "next"], "--action-value-horizon next needs --action-values bidding or all"),
+        (["--action-values", "all", "--action-value-horizon", "turn"], "invalid choice"),
         (["--variant", "six_handed"], "invalid choice"),
         (["--resume", "/nonexistent/run"], "no checkpoint.safetensors"),
         (["--algo", "dqn"], "--algo must be one of"),

@@ -113,6 +113,9 @@ HELP = {
     "objective in expectation over the policy) instead of the one action sampled (training.rollout.action_values; "
     "slower iterations): '' none; 'bidding' the decisions outside trick play (bids, discard, partner call, alone); "
     "'all' the card play too",
+    "action_value_horizon": "with --action-values: 'hand' plays each copy to the end of the hand and takes the seat's "
+    "reward; 'next' plays it only until the seat next has a choice and takes the critic's value there (fewer moves "
+    "per copy)",
     "critic": "what the value network sees: 'full' (the seat's observation and the other hands; training "
     "only) or 'obs' (the observation alone)",
     "suit_symmetry": "actor and critic see each deal with its trump (before trump: the upcard's suit) as the "
@@ -177,6 +180,7 @@ class Args:
     prior_weight: float = 3.0
     prior_weight_bidding: float = -1.0
     action_values: str = ""
+    action_value_horizon: str = "hand"
     critic: str = "full"
     suit_symmetry: bool = True
     sort_other_colour: bool = False
@@ -206,6 +210,7 @@ CHOICES = {
     "features": ["", "derived"],
     "prior": ["", "heuristic"],
     "action_values": ["", "bidding", "all"],
+    "action_value_horizon": ["hand", "next"],
     "precision": ["auto", "fp32", "bf16"],
 }
 
@@ -246,6 +251,9 @@ def check_args(args: Args) -> None:
     if args.prior_weight_bidding < 0 and args.prior_weight_bidding != -1:
         raise ValueError(f"--prior-weight-bidding must be -1 (as --prior-weight) or at least 0, "
                          f"got {args.prior_weight_bidding}")  # fmt: skip
+    if args.action_value_horizon != "hand" and not args.action_values:
+        raise ValueError(f"--action-value-horizon {args.action_value_horizon} needs --action-values bidding or all, "
+                         f"got --action-values ''")  # fmt: skip
     if args.sort_other_colour and not args.suit_symmetry:
         raise ValueError("--sort-other-colour needs --suit-symmetry, got --no-suit-symmetry")
     if args.eval_deals < 2:
@@ -373,6 +381,22 @@ def learner_act(actor: Any, gen: Any, device: Any, prior: Any = None, weights: A
         return choice.cpu().numpy(), logp.cpu().numpy()
 
     return act
+
+
+def seat_value(critic: Any, device: Any, inputs: Any, full: bool) -> Any:
+    """The critic as the rollout asks for it (``training.rollout.SeatValue``): float32 (n,) values of seats'
+    positions from their observations uint8 (n, D) and the other hands uint32 (n, P-1) (read under ``full``, as
+    :func:`to_tensors` builds the critic's input); ``inputs(obs)`` as in :func:`learner_act`."""
+    import torch
+
+    def value(obs: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+        x = inputs(obs)
+        if full:
+            x = np.concatenate([x, hidden_bits(hidden).astype(x.dtype, copy=False)], axis=1)
+        with torch.no_grad():
+            return critic(torch.from_numpy(x).to(device).float())[:, 0].cpu().numpy()
+
+    return value
 
 
 # ----------------------------------------------------------------------------- one iteration
@@ -760,12 +784,14 @@ class Trainer:
         inputs = lambda obs: network_input(obs, args.features, rules)  # obs itself without --features
         act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen, inputs)
         pool = [*self.fixed.values(), *snaps]
-        valuer = None  # samples like act, records nothing
+        valuer = critic = None  # valuer samples like act, records nothing
         if args.action_values:
             valuer = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, [], inputs)
+        if args.action_value_horizon == "next":
+            critic = seat_value(net.critic, self.device, inputs, args.critic == "full")
         ro = collect(rules, seeds, controllers, act, pool, rng, args.zero_sum,
                      record_forced=not args.skip_forced, counterfactual=valuer,
-                     value_play=args.action_values == "all")  # fmt: skip
+                     value_play=args.action_values == "all", critic=critic)  # fmt: skip
         played = time.perf_counter()
         data = to_tensors(ro, args, self.device, rules)
         if self.prior is not None:

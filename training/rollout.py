@@ -19,7 +19,9 @@ With a ``counterfactual`` policy, the learner's decisions outside trick play
 legal action, the action applied, and every copy played out to the end of
 the hand in one batch by the table's own policies.
 The values are the seat's rewards in those hands (``Rollout.q``), one sample
-each of what the action is worth on this deal with these players.
+each of what the action is worth on this deal with these players; with a
+``critic``, each copy is played only until its seat next has a choice and
+valued there by the critic.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ LearnerAct = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 # copies of positions, each with one legal action applied (branch): (state of m copies, then int64 (m,) each:
 # rollout row, action, table, acting seat)
 Branch = tuple[State, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+# value(obs uint8 (n, D), other hands uint32 (n, P-1)) -> float32 (n,): a critic's value of each seat's position
+SeatValue = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 @dataclass
@@ -103,6 +107,7 @@ def collect(
     record_forced: bool = True,
     counterfactual: LearnerAct | None = None,
     value_play: bool = False,
+    critic: SeatValue | None = None,
 ) -> Rollout:
     """Play one hand at each of ``B`` tables and record the learner's decisions.
 
@@ -127,6 +132,9 @@ def collect(
             ``counterfactual``, which records nothing) into ``Rollout.q``.
         value_play: with ``counterfactual``, value the learner's card play
             (trick play decisions with a choice) the same way.
+        critic: with ``counterfactual``, play each copy only until its seat
+            next has a choice and value it there with ``critic`` (see
+            :func:`action_values`) instead of playing it to the end of the hand.
     """
     s = engine.init_state(rules, seeds=seeds)
     b, p = s.batch_size, rules.num_players
@@ -189,7 +197,7 @@ def collect(
     cat = {k: np.concatenate(v) if v else empty[k] for k, v in parts.items()}
     q = None
     if counterfactual is not None:
-        q = action_values(branches, n, controllers, counterfactual, opponents, rng, rules, zero_sum)
+        q = action_values(branches, n, controllers, counterfactual, opponents, rng, rules, zero_sum, critic)
     return Rollout(**cat, reward=reward, next_idx=next_idx, steps=np.asarray(steps, np.int64),
                    points=points, decisions=decisions, forced=skipped, q=q)  # fmt: skip
 
@@ -228,22 +236,38 @@ def branch(sub: State, mine: np.ndarray, rows: np.ndarray, live: np.ndarray, tur
 
 def action_values(branches: list[Branch], n: int, controllers: np.ndarray, learner: LearnerAct,
                   opponents: Sequence[Policy], rng: np.random.Generator, rules: RulesConfig,
-                  zero_sum: bool) -> np.ndarray:  # fmt: skip
-    """float32 (n, A): each copy of :func:`branch` played out to the end of the hand by its table's policies,
-    the acting seat's reward at its row and action; NaN where no copy was made."""
+                  zero_sum: bool, critic: SeatValue | None = None) -> np.ndarray:  # fmt: skip
+    """float32 (n, A): each copy of :func:`branch` played on by its table's policies, the acting seat's value at
+    its row and action; NaN where no copy was made.
+
+    Without ``critic`` every copy is played to the end of the hand and valued by the seat's reward. With it a
+    copy stops where its seat next has a choice (or at the end of the hand, valued by the reward) and is valued
+    there by ``critic`` (the seat's observation and the other hands): fewer moves per copy, a learned estimate
+    of the rest instead of one sample of it.
+    """
     q = np.full((n, NUM_ACTIONS), np.nan, np.float32)
     if not branches or not sum(b[1].size for b in branches):
         return q
     s = State.concatenate([b[0] for b in branches])
     row, action, table, seat = (np.concatenate([b[k] for b in branches]) for k in range(1, 5))
     ctrl_of = controllers[table]  # (m, P)
+    value = np.full(row.size, np.nan, np.float32)  # set where a copy stopped at its seat's next choice
     while True:
-        live = np.flatnonzero(~engine.is_done(s))
+        live = np.flatnonzero(~engine.is_done(s) & np.isnan(value))
         if not live.size:
             break
         sub = s if live.size == s.batch_size else s.take(live)
         turn = sub.turn.astype(np.intp)
         base, bits = engine.legal_bits(sub, rules)
+        if critic is not None:
+            stop = (turn == seat[live]) & (np.bitwise_count(bits) > 1)
+            if stop.any():
+                at = sub.take(np.flatnonzero(stop))
+                value[live[stop]] = critic(encode(at, turn[stop], rules, dtype=np.uint8), others_hands(at, turn[stop]))
+                go = np.flatnonzero(~stop)
+                if not go.size:
+                    continue
+                live, sub, turn, base, bits = live[go], sub.take(go), turn[go], base[go], bits[go]
         masks = engine.expand(base, bits)
         acts = masks.argmax(axis=1)  # forced moves need no policy
         ask = np.flatnonzero(np.bitwise_count(bits) > 1)
@@ -257,7 +281,9 @@ def action_values(branches: list[Branch], n: int, controllers: np.ndarray, learn
         acts[ask] = chosen
         engine.step_rows(s, live, acts, rules)
     points = engine.points_to_rewards(s.last_points, rules, zero_sum)
-    q[row, action] = points[np.arange(row.size), seat]
+    ended = np.isnan(value)
+    value[ended] = points[np.flatnonzero(ended), seat[ended]]
+    q[row, action] = value
     return q
 
 
