@@ -605,6 +605,21 @@ def learner_rollout(tr, rng, tables=64):
     return ro, data
 
 
+@pytest.mark.parametrize(("variant", "critic"), [("four_handed", "full"), ("five_handed", "full"), ("four_handed", "obs")])
+def test_the_critic_the_copies_ask_is_the_critic_the_update_trains(variant, critic):
+    """``seat_value`` (``--action-value-horizon next``) reads observations and other hands in printed suits;
+    its values must be the update's own (``values_of`` on the canonicalised tensors) for the same positions."""
+    from agents.neural import network_input
+
+    args = ppo.Args(variant=variant, num_tables=32, hidden="32", critic_hidden="32", critic=critic, eval_every=0,
+                    progress=False, threads=1)  # fmt: skip
+    tr = ppo.Trainer(args)
+    ro, data = learner_rollout(tr, np.random.default_rng(1), tables=32)
+    value = ppo.seat_value(tr.net.critic, tr.device, lambda o: network_input(o, "", tr.rules), critic == "full")
+    np.testing.assert_allclose(value(ro.obs, ro.hidden), ppo.values_of(tr.net, ppo.canonicalise(tr.net, data)),
+                               rtol=1e-4, atol=1e-5)  # fmt: skip
+
+
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_the_update_precision_recomputes_the_behaviour_log_probs_close_to_the_rollouts(precision):
     """The rollout samples in float32; at bf16 the update's ratio denominator is recomputed at bf16, and must

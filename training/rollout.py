@@ -66,8 +66,9 @@ class Rollout:
         decisions: every decision taken at the tables, the opponents' included.
         forced: the learner's forced decisions played but not recorded (``record_forced=False``).
         q: float32 (N, A) with ``collect(..., counterfactual=...)``: at each learner decision outside
-            trick play (and with ``value_play`` in it) with a choice, the seat's reward after each legal
-            action (the hand played out once from a copy of the position); NaN elsewhere. ``None`` without.
+            trick play (and with ``value_play`` in it) with a choice, the seat's value after each legal
+            action (the hand played out once from a copy of the position: its reward, or with a ``critic`` the
+            critic's value where the seat next has a choice); NaN elsewhere. ``None`` without.
     """
 
     obs: np.ndarray
