@@ -174,7 +174,7 @@ class Args:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: str = "256,256"
-    critic_hidden: str = "256,256"
+    critic_hidden: str = "128,128"
     activation: str = "relu"
     prior: str = "heuristic"
     prior_weight: float = 3.0
