@@ -468,3 +468,47 @@ def history_action(cur: State, target: State) -> np.ndarray:
         on = cur.phase == phase
         out[on] = np.broadcast_to(action, out.shape)[on]
     return out
+
+
+_SEAT_AXIS = ("hands", "played_by", "tricks_won", "scores", "last_points", "last_tricks", "trick_cards")
+_SEAT_VALUED = ("dealer", "turn", "maker", "partner", "defender_alone", "leader", "trick_winner", "last_maker",
+                "last_partner", "last_defender_alone")  # fmt: skip
+_SEAT_BITS = ("out", "winners")
+
+
+def seat_frame(s: State, seat: np.ndarray) -> State:
+    """The real tables in the relative frame of ``seat``: that seat becomes seat 0, its left seat 1, and so on.
+
+    The frame of :func:`sample_worlds`' worlds, so ``encode(seat_frame(s, seat), 0)`` is
+    ``encode(s, seat)`` and an action chosen in the rotated table is the action to take at
+    the real one; it holds the real hidden cards, so it is for open-card measurements
+    (``training.open_cards``), never for an agent's own decisions. Play within the hand is
+    the same from every seat (``engine.step`` commutes with it); in game mode the next
+    hand is dealt to the real seats, so it does not carry over a hand's end.
+
+    Args:
+        s: ``B`` tables.
+        seat: int (B,), a seat of each table.
+
+    Returns:
+        A new ``State`` of ``B`` tables (``s`` is not changed).
+    """
+    out = s.copy()
+    p = s.num_players
+    seat = np.asarray(seat, np.int64).reshape(-1)
+    if seat.shape != (s.batch_size,) or ((seat < 0) | (seat >= p)).any():
+        raise ValueError(f"seat must be {s.batch_size} seats in 0..{p - 1}, got {np.asarray(seat).tolist()!r}")
+    src = (np.arange(p)[None, :] + seat[:, None]) % p  # (B, P): the real seat at each relative seat
+    for name in _SEAT_AXIS:  # (B, P) or (B, T, P)
+        a = getattr(s, name)
+        index = src if a.ndim == 2 else np.broadcast_to(src[:, None, :], a.shape)
+        setattr(out, name, np.take_along_axis(a, index, axis=-1))
+    for name in _SEAT_VALUED:  # seat numbers, -1 for none
+        a = getattr(s, name)
+        shift = seat.reshape((-1,) + (1,) * (a.ndim - 1))
+        setattr(out, name, np.where(a >= 0, (a - shift) % p, a).astype(a.dtype))
+    for name in _SEAT_BITS:  # bit k: seat k
+        a = getattr(s, name).astype(np.int64)
+        bits = sum((((a >> ((k + seat) % p)) & 1) << k) for k in range(p))
+        setattr(out, name, bits.astype(getattr(s, name).dtype))
+    return out

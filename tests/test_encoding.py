@@ -10,6 +10,7 @@ import pytest
 from euchre_env import cards
 from euchre_env.encoding import encode, obs_layout
 from euchre_env.engine import init_state, is_done, sample_legal, step
+from euchre_env.infoset import seat_frame
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
 
@@ -262,28 +263,12 @@ def test_encode_shape_dtype_and_values(positions: tuple[RulesConfig, State]) -> 
     assert as_u8.dtype == np.uint8 and np.array_equal(as_u8, obs), "dtype changes the values"
 
 
-def _rotate(s: State, k: int, p: int) -> State:
-    """The same tables with every seat renumbered: new seat i is old seat (i + k) % p."""
-    new = s.copy()
-    for name in ("hands", "played_by", "tricks_won", "scores", "last_points", "last_tricks", "trick_cards"):
-        setattr(new, name, np.roll(getattr(s, name), -k, axis=-1))
-    for name in ("dealer", "turn", "maker", "partner", "defender_alone", "leader", "trick_winner",
-                 "last_maker", "last_partner", "last_defender_alone"):  # fmt: skip
-        old = getattr(s, name)
-        setattr(new, name, np.where(old >= 0, (old.astype(np.int64) - k) % p, old).astype(old.dtype))
-    full = (1 << p) - 1
-    for name in ("out", "winners"):
-        old = getattr(s, name).astype(np.int64)
-        setattr(new, name, (((old >> k) | (old << (p - k))) & full).astype(getattr(s, name).dtype))
-    return new
-
-
 def test_seat_rotation(positions: tuple[RulesConfig, State]) -> None:
     """Seat s's observation of a table equals seat 0's of the table rotated by s seats."""
     rules, s = positions
     p = rules.num_players
     for k in range(1, p):
-        rotated = _rotate(s, k, p)
+        rotated = seat_frame(s, np.full(s.batch_size, k))  # new seat i is old seat (i + k) % p
         for v in range(p):
             mine, theirs = encode(s, v, rules), encode(rotated, (v - k) % p, rules)
             bad = np.flatnonzero((mine != theirs).any(axis=1))

@@ -266,3 +266,27 @@ def test_phase_split_of_the_heuristic_is_zero_and_of_random_negative(capsys: pyt
     assert main(["random", "--deals", "20"]) == 0 and "heuristic bidding, agent playing" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["random", "--deals", "1"])
+
+
+def test_an_open_card_player_beats_the_heuristic_in_every_phase(capsys: pytest.CaptureFixture[str]) -> None:
+    """``training.open_cards``: the search agent whose one world is the real deal wins clearly where it searches
+    (bidding, play, both; four-handed, and five-handed in relative points), since it knows every card; the CLI
+    prints the match and refuses 1 deal and an unknown opponent."""
+    from euchre_env import engine
+    from euchre_env.encoding import encode
+    from training.open_cards import OpenCardSearch, main, open_card_match
+
+    rules = make_rules("four_handed")
+    for phases in ("bidding", "play", "all"):
+        points, relative = open_card_match(rules, phases, "heuristic", 150, seed=3)
+        assert points.low > (0.2 if phases == "all" else 0.0), (phases, points)
+        assert relative.mean == pytest.approx(points.mean)  # four-handed: one side's points against the other's
+    _, relative = open_card_match(make_rules("five_handed"), "all", "heuristic", 60, seed=3)
+    assert relative.low > 0.1, relative
+    assert main(["--phases", "play", "--deals", "20"]) == 0 and "open cards (play) - heuristic" in capsys.readouterr().out
+    s = engine.init_state(rules, seeds=np.array([5, 5], np.uint64))  # one deal twice: one view of two tables
+    with pytest.raises(ValueError, match="must differ"):
+        OpenCardSearch(rules).set_truth(s, encode(s, s.turn, rules, dtype=np.float32))
+    for bad in (["--deals", "1"], ["--opponent", "nosuch"]):
+        with pytest.raises(SystemExit):
+            main(bad)

@@ -11,12 +11,10 @@ from conftest import random_positions
 from euchre_env import cards, engine, make_rules
 from euchre_env.actions import Phase
 from euchre_env.encoding import encode, obs_layout
-from euchre_env.infoset import history_action, rewind_to_deal, sample_worlds
+from euchre_env.infoset import history_action, rewind_to_deal, sample_worlds, seat_frame
 from euchre_env.rules import HAND_SIZE, NUM_TRICKS, PRESETS, RulesConfig
 from euchre_env.state import State
 
-SEAT_FIELDS = ("dealer", "turn", "maker", "partner", "leader", "defender_alone", "trick_winner")
-PER_SEAT_FIELDS = ("hands", "tricks_won", "scores", "played_by")
 PUBLIC_FIELDS = (
     "phase", "turn", "dealer", "upcard", "trump", "maker", "bid_round", "alone", "called", "revealed",
     "defender_alone", "out", "trick_no", "leader", "led", "n_played", "trick_cards", "trick_winner",
@@ -26,18 +24,8 @@ PUBLIC_FIELDS = (
 
 def rotate(s: State, viewer: np.ndarray, p: int) -> State:
     """The tables seen from ``viewer`` (B,): that seat becomes seat 0, its left seat 1."""
-    r = s.copy()
-    v = viewer.astype(np.int64)
-    for name in SEAT_FIELDS:
-        x = getattr(s, name).astype(np.int64)
-        vv = v.reshape(-1, *[1] * (x.ndim - 1))
-        getattr(r, name)[:] = np.where(x >= 0, (x - vv) % p, -1)
-    idx = (v[:, None] + np.arange(p)) % p  # (B, P) absolute seat of each relative seat
-    for name in PER_SEAT_FIELDS:
-        getattr(r, name)[:] = np.take_along_axis(getattr(s, name), idx, axis=1)
-    r.trick_cards[:] = np.take_along_axis(s.trick_cards, idx[:, None, :], axis=2)
-    r.out[:] = (((s.out[:, None] >> idx) & 1) << np.arange(p)).sum(axis=1)
-    return r
+    assert s.num_players == p
+    return seat_frame(s, viewer)
 
 
 def bits_of(mask: np.ndarray) -> np.ndarray:
@@ -327,3 +315,19 @@ def test_bad_input_is_rejected(rng: np.random.Generator) -> None:
         s = engine.step(s, engine.sample_legal(s, rules, rng), rules)
     with pytest.raises(ValueError, match="finished"):
         sample_worlds(encode(s, 0, rules), rules, 2, rng)
+
+
+def test_seat_frame_commutes_with_play_and_refuses_a_bad_seat(rules: RulesConfig, rng: np.random.Generator) -> None:
+    """The rules are the same from every seat: stepping a table seen from a seat gives that seat's view of the
+    stepped table (every field, legal actions and rewards included), and frames compose as seat numbers add."""
+    s, viewer = positions_and_viewers(rules, rng, 40)
+    p = rules.num_players
+    live = s.take(np.flatnonzero(~engine.is_done(s)))
+    viewer = viewer[: live.batch_size]
+    acts = engine.sample_legal(live, rules, rng)
+    assert seat_frame(engine.step(live, acts, rules), viewer) == engine.step(seat_frame(live, viewer), acts, rules)
+    other = rng.integers(0, p, live.batch_size)
+    assert seat_frame(seat_frame(live, viewer), other) == seat_frame(live, (viewer + other) % p)
+    assert seat_frame(live, np.zeros(live.batch_size, np.int64)) == live
+    with pytest.raises(ValueError, match="seat must be"):
+        seat_frame(live, np.full(live.batch_size, p))
