@@ -364,9 +364,8 @@ def same(a, b):
 
 @pytest.mark.parametrize("extra", [["--precision", "fp32"], ["--precision", "bf16"],
                                    ["--precision", "fp32", "--action-values", "all"],
-                                   ["--precision", "fp32", "--action-values", "all", "--action-value-horizon", "next"],
-                                   ["--precision", "fp32", "--predict-hands", "1"]],
-                         ids=["fp32", "bf16", "action-values", "action-values-next", "predict-hands"])
+                                   ["--precision", "fp32", "--action-values", "all", "--action-value-horizon", "next"]],
+                         ids=["fp32", "bf16", "action-values", "action-values-next"])
 def test_the_same_seed_gives_the_same_model_and_another_seed_another(tmp_path, extra):
     base = ["--total-decisions", "3000", *TINY, "--opponents", "self=1,heuristic=1,snapshots=1",
             "--snapshot-every", "1000", *extra]  # fmt: skip
@@ -498,8 +497,6 @@ def test_kill_9_at_random_points_leaves_whole_files_and_resume_reaches_the_same_
         (["--sort-other-colour", "--no-suit-symmetry"], "--sort-other-colour needs --suit-symmetry"),
         (["--action-value-horizon", "next"], "--action-value-horizon next needs --action-values bidding or all"),
         (["--action-values", "all", "--action-value-horizon", "turn"], "invalid choice"),
-        (["--predict-hands", "1", "--critic", "obs"], "--predict-hands needs --critic full"),
-        (["--predict-hands", "-1"], "--predict-hands must be at least 0"),
         (["--variant", "six_handed"], "invalid choice"),
         (["--resume", "/nonexistent/run"], "no checkpoint.safetensors"),
         (["--algo", "dqn"], "--algo must be one of"),
@@ -621,41 +618,6 @@ def test_the_critic_the_copies_ask_is_the_critic_the_update_trains(variant, crit
     value = ppo.seat_value(tr.net.critic, tr.device, lambda o: network_input(o, "", tr.rules), critic == "full")
     np.testing.assert_allclose(value(ro.obs, ro.hidden), ppo.values_of(tr.net, ppo.canonicalise(tr.net, data)),
                                rtol=1e-4, atol=1e-5)  # fmt: skip
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_predicting_the_other_hands_learns_them_and_stays_out_of_the_model_file(tmp_path, variant):
-    """``--predict-hands``: the head on the actor's last hidden layer learns where the unseen cards are, past the
-    best guess that reads no observation (each card bit's frequency), from the update's own canonical data as
-    from printed data; the saved model is the actor alone, the same file a run without the head makes."""
-    import copy
-
-    from agents.neural import NeuralAgent, save_policy
-
-    args = ppo.Args(variant=variant, num_tables=64, minibatch_size=256, hidden="64", critic_hidden="32",
-                    predict_hands=1.0, update_epochs=5, learning_rate=3e-3, eval_every=0, progress=False,
-                    threads=1, precision="fp32")  # fmt: skip
-    tr = ppo.Trainer(args)
-    ro, printed = learner_rollout(tr, np.random.default_rng(0))
-    data = ppo.canonicalise(tr.net, printed)
-    adv, ret = gae(ro, ppo.values_of(tr.net, data), 1.0, 0.9)
-    hands = data["xc"][:, data["x"].shape[1] :]
-    assert hands.shape == (len(ro), 32 * (tr.rules.num_players - 1))
-    freq = hands.mean(dim=0).clamp(1e-6, 1 - 1e-6).expand_as(hands)
-    blind = torch.nn.functional.binary_cross_entropy(freq, hands).item()
-    printed, data = ({**d, "advantages": torch.from_numpy(adv), "returns": torch.from_numpy(ret)} for d in (printed, data))
-    twins = [copy.deepcopy(tr.net) for _ in range(2)]
-    for net, source in zip(twins, (printed, data), strict=True):  # ppo_update puts printed data in canonical suits
-        ppo.ppo_update(net, torch.optim.Adam(net.parameters(), lr=3e-3), source, args, torch.Generator().manual_seed(0))
-    for a, b in zip(twins[0].parameters(), twins[1].parameters(), strict=True):
-        torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-4)
-    for k in range(8):
-        stats = ppo.ppo_update(tr.net, tr.opt, data, args, torch.Generator().manual_seed(k))
-    assert stats["hands_loss"] < 0.95 * blind, (stats["hands_loss"], blind)
-    path = save_policy(tmp_path / "m.safetensors", tr.net.actor, tr.config)
-    plain = ppo.build_net(ppo.Args(variant=variant, hidden="64"), tr.rules)
-    assert weights(path).keys() == plain.actor.state_dict().keys()
-    assert isinstance(make_agent(f"model:{path}", tr.rules), NeuralAgent)
 
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])

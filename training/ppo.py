@@ -118,9 +118,6 @@ HELP = {
     "per copy)",
     "critic": "what the value network sees: 'full' (the seat's observation and the other hands; training "
     "only) or 'obs' (the observation alone)",
-    "predict_hands": "weight of an auxiliary loss in training: a linear head on the policy network's last hidden "
-    "layer predicts which cards each other seat holds (binary cross-entropy against the real hands; needs --critic "
-    "full, which gathers them). 0: none. The head is not part of the saved model",
     "suit_symmetry": "actor and critic see each deal with its trump (before trump: the upcard's suit) as the "
     "first suit, so each hand teaches all four trump suits (agents.suit_symmetry); --no-suit-symmetry: plain "
     "MLPs (needed to continue with --algo sb3)",
@@ -185,7 +182,6 @@ class Args:
     action_values: str = ""
     action_value_horizon: str = "hand"
     critic: str = "full"
-    predict_hands: float = 0.0
     suit_symmetry: bool = True
     sort_other_colour: bool = False
     features: str = ""
@@ -237,8 +233,7 @@ def check_args(args: Args) -> None:
         args,
         at_least_1=("num_tables", "minibatch_size", "update_epochs", "max_snapshots",
                     "threads", "snapshot_every", "checkpoint_every"),
-        at_least_0=("total_decisions", "eval_every", "eval_search_deals", "final_eval_deals", "seed", "ent_coef", "vf_coef",
-                    "predict_hands"),
+        at_least_0=("total_decisions", "eval_every", "eval_search_deals", "final_eval_deals", "seed", "ent_coef", "vf_coef"),
         positive=("learning_rate", "max_grad_norm"),
         intervals=(("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_coef", 0, 10)),
     )  # fmt: skip
@@ -259,8 +254,6 @@ def check_args(args: Args) -> None:
     if args.action_value_horizon != "hand" and not args.action_values:
         raise ValueError(f"--action-value-horizon {args.action_value_horizon} needs --action-values bidding or all, "
                          f"got --action-values ''")  # fmt: skip
-    if args.predict_hands > 0 and args.critic != "full":
-        raise ValueError(f"--predict-hands needs --critic full (the other hands it learns from), got --critic {args.critic}")
     if args.sort_other_colour and not args.suit_symmetry:
         raise ValueError("--sort-other-colour needs --suit-symmetry, got --no-suit-symmetry")
     if args.eval_deals < 2:
@@ -278,9 +271,7 @@ def check_args(args: Args) -> None:
 
 
 def build_net(args: Args, rules: RulesConfig) -> Any:
-    """Actor and critic MLPs (``net.actor``, ``net.critic``), orthogonally initialised as in CleanRL; with
-    ``--predict-hands`` also ``net.hands``, a linear map from the actor's last hidden layer to the other hands'
-    card-bit logits (``CARD_SLOTS * (P-1)``, seat-relative, as :func:`hidden_bits` lays them out)."""
+    """Actor and critic MLPs (``net.actor``, ``net.critic``), orthogonally initialised as in CleanRL."""
     import torch
 
     from agents.neural import build_mlp, extra_card_sets
@@ -307,11 +298,6 @@ def build_net(args: Args, rules: RulesConfig) -> Any:
         for i, layer in enumerate(linears):
             torch.nn.init.orthogonal_(layer.weight, last_gain if i == len(linears) - 1 else np.sqrt(2))
             torch.nn.init.zeros_(layer.bias)
-    if args.predict_hands > 0:
-        width = layer_sizes(args.hidden, "--hidden")[-1]
-        net.hands = torch.nn.Linear(width, CARD_SLOTS * (rules.num_players - 1))
-        torch.nn.init.orthogonal_(net.hands.weight, 0.01)
-        torch.nn.init.zeros_(net.hands.bias)
     return net
 
 
@@ -443,15 +429,13 @@ def assign_seats(
 
 
 POOL = ("self", "heuristic", "random", "search", "snapshots")
-LOSSES = ("policy_loss", "value_loss", "hands_loss", "entropy", "approx_kl", "clipfrac", "explained_variance")
+LOSSES = ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance")
 
 
 def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -> dict[str, float]:
     """``--update-epochs`` passes of clipped PPO over ``data`` (torch tensors on the device); returns means."""
     import torch
 
-    if args.predict_hands > 0 and not data.get("canonical"):
-        data = canonicalise(net, data)  # the hands' head runs the plain layers (the trainer has done this already)
     n = data["actions"].shape[0]
     sums: dict[str, float] = {}
     count = 0
@@ -461,20 +445,7 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
             idx = perm[start : start + args.minibatch_size].to(data["actions"].device)
             if idx.numel() < 2:
                 continue
-            actor = layers(net.actor, data)
-            hands_loss = None
-            if args.predict_hands > 0:  # the last hidden layer once, for the policy's head and the hands'
-                *trunk, head = net.actor  # its plain layers (a SuitSymmetric's inputs are canonical here)
-                with autocast(idx.device, args.precision):
-                    h = data["x"][idx]
-                    for layer in trunk:
-                        h = layer(h)
-                    raw, hand_logits = head(h), net.hands(h).float()
-                logits = masked_policy(raw, data, idx)
-                hands = data["xc"][idx, data["x"].shape[1] :].float()  # the other hands' card bits (to_tensors)
-                hands_loss = torch.nn.functional.binary_cross_entropy_with_logits(hand_logits, hands)
-            else:
-                logits = policy_logits(actor, data, idx, args.precision)
+            logits = policy_logits(layers(net.actor, data), data, idx, args.precision)
             with autocast(idx.device, args.precision):
                 value = layers(net.critic, data)(data["xc"][idx])[:, 0].float()
             logp_all = torch.log_softmax(logits, dim=1)
@@ -501,8 +472,6 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
             pg_loss = per_row.mean()
             v_loss = 0.5 * ((value - data["returns"][idx]) ** 2).mean()
             loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
-            if hands_loss is not None:
-                loss = loss + args.predict_hands * hands_loss
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
@@ -511,9 +480,7 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
                 approx_kl = ((ratio - 1) - log_ratio).mean()
                 clipfrac = ((ratio - 1).abs() > args.clip_coef).float().mean()
             for key, v in (("policy_loss", pg_loss), ("value_loss", v_loss), ("entropy", entropy),
-                           ("approx_kl", approx_kl), ("clipfrac", clipfrac), ("hands_loss", hands_loss)):  # fmt: skip
-                if v is None:
-                    continue
+                           ("approx_kl", approx_kl), ("clipfrac", clipfrac)):  # fmt: skip
                 sums[key] = sums.get(key, 0.0) + float(v.detach())
             count += 1
     return {k: v / max(count, 1) for k, v in sums.items()}
@@ -621,12 +588,6 @@ def policy_logits(actor: Any, data: dict[str, Any], rows: Any, precision: str) -
     weight added (``data["prior"]``, ``data["prior_w"]``, when present), illegal actions at -1e9."""
     with autocast(data["x"].device, precision):
         logits = actor(data["x"][rows])
-    return masked_policy(logits, data, rows)
-
-
-def masked_policy(logits: Any, data: dict[str, Any], rows: Any) -> Any:
-    """The actor's raw ``logits`` (n, A) at ``rows`` of ``data`` as :func:`policy_logits` returns them: float32, the
-    prior's weight added, illegal actions at -1e9."""
     prior, weight = (data["prior"][rows], data["prior_w"][rows]) if "prior" in data else (None, None)
     return with_prior(logits.float(), prior, weight).masked_fill(~data["masks"][rows], -1e9)
 
