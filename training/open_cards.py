@@ -45,8 +45,8 @@ PHASES = {
 
 
 class OpenCardSearch(DeterminizedAgent):
-    """The search agent with the real deal as its only world: set ``truth`` (the tables in each acting seat's
-    frame, :func:`euchre_env.infoset.seat_frame`, one per row of the next ``act`` call) before calling ``act``."""
+    """The search agent with the real deal as its only world: before each ``act`` call, ``set_truth`` gives it the
+    real tables of that call's rows, each in its acting seat's frame (:func:`euchre_env.infoset.seat_frame`)."""
 
     name = "open_cards"
 
