@@ -44,7 +44,7 @@ from euchre_env.actions import Phase
 from euchre_env.encoding import obs_layout, score_bins
 from euchre_env.engine.tables import NEXT_ACTIVE
 from euchre_env.rules import HAND_SIZE, NUM_TRICKS, RulesConfig
-from euchre_env.state import State
+from euchre_env.state import SCHEMA, State
 
 C = cards.NUM_CARDS
 _CHUNK = 32  # observations whose counting tables are built together (memory ~0.5 MB each)
@@ -470,7 +470,7 @@ def history_action(cur: State, target: State) -> np.ndarray:
     return out
 
 
-_SEAT_AXIS = ("hands", "played_by", "tricks_won", "scores", "last_points", "last_tricks", "trick_cards")
+_SEAT_AXIS = tuple(name for name, (_, axes) in SCHEMA.items() if axes[-1] == "P")  # (B, P) and (B, T, P)
 _SEAT_VALUED = ("dealer", "turn", "maker", "partner", "defender_alone", "leader", "trick_winner", "last_maker",
                 "last_partner", "last_defender_alone")  # fmt: skip
 _SEAT_BITS = ("out", "winners")

@@ -22,12 +22,6 @@ PUBLIC_FIELDS = (
 )  # fmt: skip
 
 
-def rotate(s: State, viewer: np.ndarray, p: int) -> State:
-    """The tables seen from ``viewer`` (B,): that seat becomes seat 0, its left seat 1."""
-    assert s.num_players == p
-    return seat_frame(s, viewer)
-
-
 def bits_of(mask: np.ndarray) -> np.ndarray:
     """(...) uint32 card masks -> (..., C) bool."""
     return (mask.astype(np.int64)[..., None] >> np.arange(cards.NUM_CARDS)) & 1 == 1
@@ -97,7 +91,7 @@ def test_worlds_reproduce_the_observation_and_public_state(
     again = encode(worlds, 0, rules, np.uint8)
     bad = np.flatnonzero((again != np.repeat(obs, n, axis=0)).any(axis=1))
     assert bad.size == 0, f"{bad.size} worlds re-encode differently, first at position {bad[:1] // n}"
-    truth = rotate(s, viewer, rules.num_players).take(np.repeat(np.arange(s.batch_size), n))
+    truth = seat_frame(s, viewer).take(np.repeat(np.arange(s.batch_size), n))
     for name in PUBLIC_FIELDS:
         got, want = getattr(worlds, name), getattr(truth, name)
         assert np.array_equal(got, want), f"public field {name} differs from the truth"
@@ -221,7 +215,7 @@ def test_sampling_is_uniform_over_consistent_deals(variant: str, rng: np.random.
     for row in rng.permutation(late):
         truth = s.take([row])
         viewer = np.array([truth.turn[0]])
-        rel = rotate(truth, viewer, rules.num_players)
+        rel = seat_frame(truth, viewer)
         obs = encode(truth, viewer, rules)
         cand = _enumerate_deals(rel, rules)
         good = replay_is_legal(cand, rules) & (encode(cand, 0, rules) == obs).all(axis=1)
@@ -259,7 +253,7 @@ def test_same_view_gives_the_same_samples(variant: str, rng: np.random.Generator
     obs = encode(s, viewer, rules)
     decoy = sample_worlds(obs, rules, 1, np.random.default_rng(99))  # another truth behind each view
     assert np.array_equal(encode(decoy, 0, rules), obs), "the decoy looks the same to the seat"
-    truth = rotate(s, viewer, rules.num_players)
+    truth = seat_frame(s, viewer)
     differ = (decoy.hands[:, 1:] != truth.hands[:, 1:]).any(axis=1)
     assert differ.mean() > 0.5, "the decoys mostly hide other cards"
     a = sample_worlds(obs, rules, 8, np.random.default_rng(5))
@@ -275,7 +269,7 @@ def test_true_holder_is_not_favoured(variant: str, rng: np.random.Generator) -> 
     viewer = rng.integers(0, rules.num_players, s.batch_size)
     obs = encode(s, viewer, rules)
     n = 32
-    truth = rotate(s, viewer, rules.num_players)
+    truth = seat_frame(s, viewer)
     decoy = sample_worlds(obs, rules, 1, rng)
     worlds = sample_worlds(obs, rules, n, rng)
     diffs = []
@@ -320,10 +314,8 @@ def test_bad_input_is_rejected(rng: np.random.Generator) -> None:
 def test_seat_frame_commutes_with_play_and_refuses_a_bad_seat(rules: RulesConfig, rng: np.random.Generator) -> None:
     """The rules are the same from every seat: stepping a table seen from a seat gives that seat's view of the
     stepped table (every field, legal actions and rewards included), and frames compose as seat numbers add."""
-    s, viewer = positions_and_viewers(rules, rng, 40)
+    live, viewer = positions_and_viewers(rules, rng, 40)  # every position is of a live hand
     p = rules.num_players
-    live = s.take(np.flatnonzero(~engine.is_done(s)))
-    viewer = viewer[: live.batch_size]
     acts = engine.sample_legal(live, rules, rng)
     assert seat_frame(engine.step(live, acts, rules), viewer) == engine.step(seat_frame(live, viewer), acts, rules)
     other = rng.integers(0, p, live.batch_size)
