@@ -264,6 +264,16 @@ def _run_games(
     )
 
 
+def match_seeds(
+    seed: int, num_deals: int, num_games: int, num_streams: int
+) -> tuple[np.ndarray, np.ndarray, list[np.random.SeedSequence]]:
+    """What a match's ``seed`` draws: uint64 (num_deals,) deal seeds, uint64 (num_games,) game seeds, and
+    ``num_streams`` seed sequences for the agents' random streams (the same deals for any number of streams)."""
+    deal_ss, game_ss, *agent_ss = np.random.SeedSequence(seed).spawn(2 + num_streams)
+    draw = lambda ss, n: np.random.default_rng(ss).integers(0, 2**63, size=n, dtype=np.uint64)
+    return draw(deal_ss, num_deals), draw(game_ss, num_games), agent_ss
+
+
 def evaluate(
     agents: Mapping[str, Policy | str],
     rules: RulesConfig | str,
@@ -310,10 +320,7 @@ def evaluate(
         or num_games < 0
     ):
         raise ValueError(f"num_games must be 0 (no games) or an integer >= 2, got {num_games!r}")
-    root = np.random.SeedSequence(int(seed))
-    deal_ss, game_ss, *agent_ss = root.spawn(2 + len(policies) ** 2)
-    deal_seeds = np.random.default_rng(deal_ss).integers(0, 2**63, size=num_deals, dtype=np.uint64)
-    game_seeds = np.random.default_rng(game_ss).integers(0, 2**63, size=num_games, dtype=np.uint64)
+    deal_seeds, game_seeds, agent_ss = match_seeds(int(seed), num_deals, num_games, len(policies) ** 2)
     pairs = list(itertools.combinations(range(len(policies)), 2))
     rotations = seat_patterns(rules)[0].shape[0]
     bar = _progress_bar(len(pairs) * rotations * (num_deals + num_games), progress)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,7 +34,7 @@ from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
 from euchre_env.types import Policy
 from training.eval_report import Stat, mean_ci
-from training.evaluate import seat_patterns
+from training.evaluate import match_seeds, seat_patterns
 
 PHASES = {
     "all": [p for p in Phase if p != Phase.DONE],
@@ -71,12 +70,15 @@ class OpenCardSearch(DeterminizedAgent):
 def distinct_batches(obs: np.ndarray, rows: np.ndarray) -> list[np.ndarray]:
     """``rows`` (R,) split into batches whose observations ``obs[rows]`` differ: each row's first sighting of its
     observation in the first batch, the second in the second, and so on. Ascending int64 arrays."""
-    seen: Counter[bytes] = Counter()
-    nth = np.zeros(rows.size, np.int64)
-    for i, view in enumerate(obs[rows] > 0.5):
-        nth[i] = seen[view.tobytes()]
-        seen[view.tobytes()] += 1
-    return [rows[nth == k] for k in range(int(nth.max()) + 1)] if rows.size else []
+    if not rows.size:
+        return []
+    _, view = np.unique(np.packbits(obs[rows] > 0.5, axis=1), axis=0, return_inverse=True)
+    order = np.argsort(view.reshape(-1), kind="stable")  # rows grouped by view, in row order within a group
+    grouped = view.reshape(-1)[order]
+    first = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])  # where each group begins in ``order``
+    nth = np.empty(rows.size, np.int64)
+    nth[order] = np.arange(rows.size) - np.repeat(first, np.diff(np.r_[first, rows.size]))
+    return [rows[nth == k] for k in range(int(nth.max()) + 1)]
 
 
 def open_card_match(rules: RulesConfig, phases: str, opponent: str, num_deals: int, seed: int,
@@ -90,8 +92,7 @@ def open_card_match(rules: RulesConfig, phases: str, opponent: str, num_deals: i
     slots, focal = seat_patterns(rules)
     cheat = OpenCardSearch(rules, phases, exact_tricks, seed)
     other = make_agent(opponent, rules)
-    deal_ss, _, agent_ss = np.random.SeedSequence(seed).spawn(3)  # the deals as training.evaluate draws them
-    deal_seeds = np.random.default_rng(deal_ss).integers(0, 2**63, size=num_deals, dtype=np.uint64)
+    deal_seeds, _, (agent_ss,) = match_seeds(seed, num_deals, 0, 1)  # the deals of training.evaluate's matches
     rng = np.random.default_rng(agent_ss)
     pts = np.concatenate([_play(rules, cheat, other, deal_seeds[i : i + batch_deals], slots, rng)
                           for i in range(0, num_deals, batch_deals)])  # fmt: skip
