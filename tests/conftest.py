@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -28,6 +31,23 @@ def preset_name(request: pytest.FixtureRequest) -> str:
 def rules(preset_name: str) -> RulesConfig:
     """The rules of each preset in turn."""
     return PRESETS[preset_name]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def cpu_without_bf16() -> Iterator[None]:
+    """``--precision auto`` resolves as on a CPU without bfloat16 units, on every machine (subprocesses
+    included), so no test's behaviour depends on the CPU it runs on; the bf16 path is run on purpose, with
+    the ``precision`` fixture, and the probe itself is tested with it mocked both ways. An explicit
+    ``EUCHRE_CPU_BF16=1 pytest`` runs the whole suite as a CPU with bfloat16 units would."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EUCHRE_CPU_BF16", os.environ.get("EUCHRE_CPU_BF16") or "0")
+        yield
+
+
+@pytest.fixture(params=["fp32", "bf16"])
+def precision(request: pytest.FixtureRequest) -> str:
+    """Each precision of the network's update passes in turn (torch runs bfloat16 on any CPU, only slower)."""
+    return str(request.param)
 
 
 @pytest.fixture(params=["five_handed", "four_handed"])

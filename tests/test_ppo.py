@@ -254,22 +254,23 @@ def test_action_values_to_the_next_choice_are_the_critics_value_there(variant):
     assert kinds["critic"] > 20 and kinds["reward"] > 20, kinds
 
 
-def test_all_action_update_moves_probability_to_the_best_valued_action_even_unsampled():
+def test_all_action_update_moves_probability_to_the_best_valued_action_even_unsampled(precision):
     """At the valued rows, the update follows every legal action's value, not just the sampled one's: give
     each valued row's least likely legal action the only positive value and its probability must rise, though
     the rollout (almost) never took it; the same update without the values leaves it about where it was."""
     import copy
 
     args = ppo.Args(num_tables=64, hidden="32", critic_hidden="32", eval_every=0, progress=False, threads=1,
-                    action_values="bidding", update_epochs=10, minibatch_size=128, learning_rate=3e-3)  # fmt: skip
+                    action_values="bidding", update_epochs=10, minibatch_size=128, learning_rate=3e-3,
+                    precision=precision)  # fmt: skip
     tr = ppo.Trainer(args)
     ro, data = learner_rollout(tr, np.random.default_rng(0))
     valued = torch.from_numpy(np.flatnonzero(ro.masks.sum(axis=1) > 1)[:300])
-    logp = lambda net: torch.log_softmax(ppo.policy_logits(net.actor, data, valued, "fp32"), dim=1).detach()
+    logp = lambda net: torch.log_softmax(ppo.policy_logits(net.actor, data, valued, precision), dim=1).detach()
     before = logp(tr.net).masked_fill(~data["masks"][valued], np.inf)
     target = before.argmin(dim=1)  # each row's least likely legal action
     assert (ro.actions[valued] != target.numpy()).mean() > 0.9
-    adv, ret = gae(ro, ppo.values_of(tr.net, data), 1.0, 0.9)
+    adv, ret = gae(ro, ppo.values_of(tr.net, data, precision), 1.0, 0.9)
     data["advantages"], data["returns"] = torch.from_numpy(adv), torch.from_numpy(ret)
     plain = copy.deepcopy(tr.net)
     ppo.ppo_update(plain, torch.optim.Adam(plain.parameters(), lr=3e-3, eps=1e-5), data, args,
@@ -331,10 +332,11 @@ def test_train_command_writes_a_model_that_is_an_agent_and_its_reports(tmp_path,
     _, config = load_policy(out / "model.safetensors")
     assert config.provenance["seed"] == 1 and config.provenance["command"].startswith("euchre train")
     assert config.rules["variant"] == variant
-    assert json.loads((out / "args.json").read_text())["precision"] in ("fp32", "bf16")  # 'auto', resolved
+    auto = ppo.resolve_precision("auto", "cpu")  # fp32 in the tests (conftest) unless EUCHRE_CPU_BF16=1
+    assert json.loads((out / "args.json").read_text())["precision"] == auto  # 'auto', resolved
     settings = config.provenance["settings"]  # every setting as used, so later default changes do not matter
     assert settings["total_decisions"] == 6000 and settings["imitate"] == "heuristic"
-    assert settings["update_epochs"] == 4 and settings["precision"] in ("fp32", "bf16") and "out" not in settings
+    assert settings["update_epochs"] == 4 and settings["precision"] == auto and "out" not in settings
     rules = make_rules(variant)
     result = evaluate({"model": make_agent(f"model:{out / 'model.safetensors'}", rules), "random": "random"},
                       rules, 4)  # fmt: skip
@@ -515,7 +517,7 @@ def test_the_default_length_is_the_variants_and_an_explicit_one_is_kept(variant)
     resolved = ppo.resolve_args(ppo.Args(variant=variant, precision="fp32"))
     assert resolved.total_decisions == ppo.DEFAULT_DECISIONS[players] > 0 and resolved.precision == "fp32"
     assert ppo.resolve_args(ppo.Args(variant=variant, total_decisions=1234)).total_decisions == 1234
-    assert ppo.resolve_args(ppo.Args(precision="auto")).precision in ("fp32", "bf16")
+    assert ppo.resolve_args(ppo.Args(precision="auto")).precision == ppo.resolve_precision("auto", "cpu")
 
 
 def test_an_existing_run_folder_is_refused_unless_overwrite_or_resume(tmp_path):
@@ -606,17 +608,19 @@ def learner_rollout(tr, rng, tables=64):
 
 
 @pytest.mark.parametrize(("variant", "critic"), [("four_handed", "full"), ("five_handed", "full"), ("four_handed", "obs")])
-def test_the_critic_the_copies_ask_is_the_critic_the_update_trains(variant, critic):
+def test_the_critic_the_copies_ask_is_the_critic_the_update_trains(variant, critic, precision):
     """``seat_value`` (``--action-value-horizon next``) reads observations and other hands in printed suits;
-    its values must be the update's own (``values_of`` on the canonicalised tensors) for the same positions."""
+    its values must be the update's own (``values_of`` on the canonicalised tensors) for the same positions,
+    in float32 whatever precision the update's tensors are stored at (bfloat16 at ``--precision bf16``)."""
     from agents.neural import network_input
 
     args = ppo.Args(variant=variant, num_tables=32, hidden="32", critic_hidden="32", critic=critic, eval_every=0,
-                    progress=False, threads=1)  # fmt: skip
+                    progress=False, threads=1, precision=precision)  # fmt: skip
     tr = ppo.Trainer(args)
     ro, data = learner_rollout(tr, np.random.default_rng(1), tables=32)
     value = ppo.seat_value(tr.net.critic, tr.device, lambda o: network_input(o, "", tr.rules), critic == "full")
-    np.testing.assert_allclose(value(ro.obs, ro.hidden), ppo.values_of(tr.net, ppo.canonicalise(tr.net, data)),
+    canonical = ppo.canonicalise(tr.net, data)
+    np.testing.assert_allclose(value(ro.obs, ro.hidden), ppo.values_of(tr.net, canonical, "fp32"),
                                rtol=1e-4, atol=1e-5)  # fmt: skip
 
 
@@ -688,8 +692,8 @@ def test_canonical_rollout_data_gives_the_same_log_probs_values_and_update_as_pr
     assert not torch.equal(canonical["x"], printed["x"])  # some rows were relabelled
     for data in (printed, canonical):
         np.testing.assert_allclose(ppo.logp_of(tr.net, data, args).numpy(), ro.logp, atol=1e-5)
-    values = ppo.values_of(tr.net, printed)
-    np.testing.assert_allclose(ppo.values_of(tr.net, canonical), values, atol=1e-5)
+    values = ppo.values_of(tr.net, printed, "fp32")
+    np.testing.assert_allclose(ppo.values_of(tr.net, canonical, "fp32"), values, atol=1e-5)
     adv, ret = gae(ro, values, 1.0, 0.9)
     nets = []
     for data in (printed, canonical):
@@ -703,3 +707,81 @@ def test_canonical_rollout_data_gives_the_same_log_probs_values_and_update_as_pr
         torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-4)
         moved = max(moved, (a - before).abs().max().item())
     assert moved > 1e-3  # the update did change the weights
+
+
+# ----------------------------------------------------------------------------- precision
+
+
+@pytest.mark.parametrize("has_bf16", [True, False])
+def test_auto_precision_follows_the_cpu_probe(monkeypatch, has_bf16):
+    """``--precision auto`` is bf16 exactly where the CPU probe finds bfloat16 units (probe mocked both ways);
+    an explicit precision is kept whatever the probe says."""
+    monkeypatch.setattr(ppo, "cpu_has_bf16", lambda: has_bf16)
+    assert ppo.resolve_args(ppo.Args(precision="auto")).precision == ("bf16" if has_bf16 else "fp32")
+    for explicit in ("fp32", "bf16"):
+        assert ppo.resolve_args(ppo.Args(precision=explicit)).precision == explicit
+
+
+def test_the_probe_reads_cpuinfo_unless_the_environment_says(monkeypatch, tmp_path):
+    """``EUCHRE_CPU_BF16`` (1 or 0) decides the probe, so either kind of CPU's ``auto`` can be run anywhere; a
+    value other than 0 or 1 is refused by name; unset, the probe reads the CPU's flags."""
+    for value, expect in (("1", True), ("0", False)):
+        monkeypatch.setenv(ppo.BF16_ENV, value)
+        assert ppo.cpu_has_bf16() is expect
+        assert ppo.resolve_precision("auto", "cpu") == ("bf16" if expect else "fp32")
+    monkeypatch.setenv(ppo.BF16_ENV, "yes")
+    with pytest.raises(ValueError, match="EUCHRE_CPU_BF16 must be 0 or 1"):
+        ppo.cpu_has_bf16()
+    monkeypatch.delenv(ppo.BF16_ENV)
+    cpuinfo = Path("/proc/cpuinfo")
+    flags = cpuinfo.read_text() if cpuinfo.is_file() else ""
+    assert ppo.cpu_has_bf16() is ("amx_bf16" in flags or "avx512_bf16" in flags)
+
+
+def test_a_pass_runs_at_the_asked_precision_whatever_its_inputs_are_stored_in():
+    """The update stores its inputs as bfloat16 at bf16; a float32 pass over them (as the tests and the
+    ``--action-value-horizon next`` critic make) must still run, in float32, and a bf16 pass over float32
+    inputs in bfloat16. 'auto' must be resolved first."""
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3))
+    x = torch.randint(0, 2, (5, 8)).float()
+    expect = net(x)
+    out = ppo.run_at(net, x.to(torch.bfloat16), "fp32")  # binary inputs are exact in bfloat16
+    assert out.dtype == torch.float32
+    torch.testing.assert_close(out, expect)
+    low = ppo.run_at(net, x, "bf16")
+    assert low.dtype == torch.bfloat16
+    torch.testing.assert_close(low.float(), expect, atol=0.05, rtol=0.05)
+    with pytest.raises(ValueError, match="resolve 'auto' first"):
+        ppo.run_at(net, x, "auto")
+
+
+def test_a_model_trained_at_either_precision_saves_the_same_format_and_plays_alike(tmp_path):
+    """fp32 and bf16 runs of the same seed write files of the same tensors (names, shapes, float32) and the
+    same config but for the precision setting; both load and play as agents. Their weights differ (bfloat16
+    rounding in the update) but only slightly after so short a run."""
+    from safetensors import safe_open
+
+    files = {}
+    for precision in ("fp32", "bf16"):
+        out = tmp_path / precision
+        ppo.train(ppo.parse_args(["--out", str(out), "--seed", "3", "--total-decisions", "3000", *TINY,
+                                  "--precision", precision]))  # fmt: skip
+        files[precision] = out / "model.safetensors"
+    tensors = {}
+    for precision, path in files.items():
+        with safe_open(str(path), "pt") as f:
+            tensors[precision] = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 (not iterable)
+            assert set(f.metadata()) == {"euchre_env"}  # the config, JSON
+    assert tensors["fp32"].keys() == tensors["bf16"].keys()
+    for k, v in tensors["fp32"].items():
+        assert v.dtype == tensors["bf16"][k].dtype == torch.float32 and v.shape == tensors["bf16"][k].shape, k
+    assert any(not torch.equal(v, tensors["bf16"][k]) for k, v in tensors["fp32"].items())  # it did train at bf16
+    configs = {p: load_policy(f)[1].to_json() for p, f in files.items()}
+    strip = lambda c: {**json.loads(c), "provenance": None}
+    assert strip(configs["fp32"]) == strip(configs["bf16"])
+    settings = {p: json.loads(c)["provenance"]["settings"] for p, c in configs.items()}
+    assert {k for k in settings["fp32"] if settings["fp32"][k] != settings["bf16"][k]} == {"precision"}
+    rules = make_rules("four_handed")
+    result = evaluate({p: f"model:{f}" for p, f in files.items()}, rules, 20, seed=4)
+    assert result.num_deals == 20

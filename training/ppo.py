@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shlex
 import sys
 import time
@@ -321,18 +322,34 @@ def resolve_args(args: Args) -> Args:
                                total_decisions=args.total_decisions or DEFAULT_DECISIONS[players])  # fmt: skip
 
 
-def resolve_precision(precision: str, device: str) -> str:
-    """``precision`` with ``auto`` made ``bf16`` where the device multiplies bfloat16 matrices natively (a CUDA GPU
-    that supports it; a CPU with AMX or AVX512-BF16, read from /proc/cpuinfo), else ``fp32``."""
-    if precision != "auto":
-        return precision
-    import torch
+BF16_ENV = "EUCHRE_CPU_BF16"
+"""Environment variable that overrides :func:`cpu_has_bf16`: ``1`` (as on a CPU with bfloat16 matrix units) or
+``0`` (as on one without), to run ``--precision auto`` as the other kind of CPU would."""
 
-    if device.startswith("cuda"):
-        return "bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "fp32"
+
+def cpu_has_bf16() -> bool:
+    """Whether this CPU multiplies bfloat16 matrices natively (``amx_bf16`` or ``avx512_bf16`` among the flags of
+    /proc/cpuinfo), unless ``EUCHRE_CPU_BF16`` is ``1`` or ``0``."""
+    forced = os.environ.get(BF16_ENV, "")
+    if forced:
+        if forced not in ("0", "1"):
+            raise ValueError(f"{BF16_ENV} must be 0 or 1 (or unset), got {forced!r}")
+        return forced == "1"
     cpuinfo = Path("/proc/cpuinfo")
     flags = cpuinfo.read_text() if cpuinfo.is_file() else ""
-    return "bf16" if ("amx_bf16" in flags or "avx512_bf16" in flags) else "fp32"
+    return "amx_bf16" in flags or "avx512_bf16" in flags
+
+
+def resolve_precision(precision: str, device: str) -> str:
+    """``precision`` with ``auto`` made ``bf16`` where the device multiplies bfloat16 matrices natively (a CUDA GPU
+    that supports it; a CPU for which :func:`cpu_has_bf16`), else ``fp32``. The one place ``auto`` is decided."""
+    if precision != "auto":
+        return precision
+    if device.startswith("cuda"):
+        import torch
+
+        return "bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "fp32"
+    return "bf16" if cpu_has_bf16() else "fp32"
 
 
 def autocast(device: Any, precision: str) -> Any:
@@ -340,6 +357,16 @@ def autocast(device: Any, precision: str) -> Any:
     import torch
 
     return torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=precision == "bf16")
+
+
+def run_at(module: Any, inputs: Any, precision: str) -> Any:
+    """``module(inputs)`` with its arithmetic at ``precision``, whatever dtype ``inputs`` are stored in
+    (:func:`to_tensors` stores them as bfloat16 at ``bf16``): ``bf16`` under autocast, ``fp32`` on the inputs as
+    float32. Returns the module's output in the dtype that arithmetic gives (bfloat16 or float32)."""
+    if precision not in ("fp32", "bf16"):
+        raise ValueError(f"precision must be 'fp32' or 'bf16' (resolve 'auto' first), got {precision!r}")
+    with autocast(inputs.device, precision):
+        return module(inputs if precision == "bf16" else inputs.float())
 
 
 def hidden_bits(hidden: np.ndarray) -> np.ndarray:
@@ -446,8 +473,7 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
             if idx.numel() < 2:
                 continue
             logits = policy_logits(layers(net.actor, data), data, idx, args.precision)
-            with autocast(idx.device, args.precision):
-                value = layers(net.critic, data)(data["xc"][idx])[:, 0].float()
+            value = run_at(layers(net.critic, data), data["xc"][idx], args.precision)[:, 0].float()
             logp_all = torch.log_softmax(logits, dim=1)
             newlogp = logp_all.gather(1, data["actions"][idx, None])[:, 0]
             with torch.set_grad_enabled(args.ent_coef > 0):  # logged either way; a gradient only when used
@@ -586,8 +612,7 @@ def layers(module: Any, data: dict[str, Any]) -> Any:
 def policy_logits(actor: Any, data: dict[str, Any], rows: Any, precision: str) -> Any:
     """float32 (n, A) logits of the policy at ``rows`` of ``data``: the actor's pass at ``precision``, the prior's
     weight added (``data["prior"]``, ``data["prior_w"]``, when present), illegal actions at -1e9."""
-    with autocast(data["x"].device, precision):
-        logits = actor(data["x"][rows])
+    logits = run_at(actor, data["x"][rows], precision)
     prior, weight = (data["prior"][rows], data["prior_w"][rows]) if "prior" in data else (None, None)
     return with_prior(logits.float(), prior, weight).masked_fill(~data["masks"][rows], -1e9)
 
@@ -605,14 +630,15 @@ def logp_of(net: Any, data: dict[str, Any], args: Args, chunk: int = 16384) -> A
     return torch.cat(out) if out else data["logp"]
 
 
-def values_of(net: Any, data: dict[str, Any], precision: str = "fp32", chunk: int = 16384) -> np.ndarray:
-    """The critic's value of every decision, float32 (N,)."""
+def values_of(net: Any, data: dict[str, Any], precision: str, chunk: int = 16384) -> np.ndarray:
+    """The critic's value of every decision at ``precision``, float32 (N,)."""
     import torch
 
     out = []
-    with torch.no_grad(), autocast(data["xc"].device, precision):
+    with torch.no_grad():
         for i in range(0, data["xc"].shape[0], chunk):
-            out.append(layers(net.critic, data)(data["xc"][i : i + chunk])[:, 0].float().cpu().numpy())
+            value = run_at(layers(net.critic, data), data["xc"][i : i + chunk], precision)
+            out.append(value[:, 0].float().cpu().numpy())
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
 
@@ -650,9 +676,8 @@ def imitate(net: Any, args: Args, rules: RulesConfig, device: Any) -> dict[str, 
         perm = torch.randperm(len(ro), generator=gen).to(device)
         for start in range(0, len(ro), args.minibatch_size):
             idx = perm[start : start + args.minibatch_size]
-            with autocast(device, args.precision):
-                logits = layers(net.actor, data)(data["x"][idx])
-                value = layers(net.critic, data)(data["xc"][idx])[:, 0]
+            logits = run_at(layers(net.actor, data), data["x"][idx], args.precision)
+            value = run_at(layers(net.critic, data), data["xc"][idx], args.precision)[:, 0]
             logits = logits.float().masked_fill(~data["masks"][idx], -1e9)
             ce = torch.nn.functional.cross_entropy(logits, data["actions"][idx])
             value = value.float()
