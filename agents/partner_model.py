@@ -5,7 +5,7 @@ Five-handed only. ``PartnerClassifier`` maps a seat's observation
 classes in the *viewer's* frame: the maker's partner sits ``k`` seats to the
 viewer's left (``k = 0``: the viewer holds the called card), or the maker has
 no partner (the last class: alone, or the called card lies in the kitty). This
-is the ``label`` of ``training.dataset``. It is a
+is the ``label`` of ``partner_lab.dataset``. It is a
 :class:`euchre_env.beliefs.PartnerBelief` like the counted and the
 policy-based beliefs: ``clf(state, rules, viewer)`` gives absolute seats in
 their ``(B, P + 1)`` layout, for a seat or the public view.
@@ -19,7 +19,7 @@ none.
 Saved like the policies (``agents.neural``): one ``.safetensors`` file of
 float32 weights with a JSON config in its metadata (key ``"euchre_env"``,
 ``"format": "euchre-env-partner-classifier"``); loading never runs code.
-Train one with ``training.partner.train_classifier`` (``euchre partner-bench``).
+Train one with ``partner_lab.classifier.train_classifier`` (``euchre partner-bench``).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class PartnerClassifier(PartnerBelief):
 
     Seat views and the public view (``euchre_env.beliefs.PUBLIC``: a seat's
     observation with its private pieces zeroed) go through the same network;
-    ``training.partner.train_classifier`` trains it on both.
+    ``partner_lab.classifier.train_classifier`` trains it on both.
 
     Args:
         source: a ``.safetensors`` file written by :meth:`save`, or ``(net, config)``.

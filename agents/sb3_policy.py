@@ -1,9 +1,9 @@
 """``SB3Policy``: a saved (Maskable)PPO model as an agent, loaded without running code from it.
 
-Any model saved by ``training.train`` (or any stable-baselines3 actor-critic
+Any model saved by ``training.sb3.train`` (or any stable-baselines3 actor-critic
 zip whose observations are ``encoding.encode`` vectors and whose actions are
 the 93 action ids) becomes a :class:`euchre_env.types.Policy`: an opponent in
-the environments, an entrant of ``training.evaluate`` and a partner in
+the environments, an entrant of ``arena.evaluate`` and a partner in
 ``euchre play``. Illegal actions are masked out before choosing, so the agent
 only ever takes legal actions::
 
@@ -29,7 +29,7 @@ refused with a ``ValueError``. ``SB3Policy(path, trust=True)`` (or
 instead: it RUNS CODE FROM THE FILE, so use it only for files you trust.
 
 A model remembers the rules it was trained under (``model.euchre_rules``,
-written by ``training.train``); loading it for other rules raises ``ValueError``.
+written by ``training.sb3.train``); loading it for other rules raises ``ValueError``.
 :func:`convert_to_safetensors` turns a zip's actor into a ``.safetensors`` file.
 
 Torch and stable-baselines3 (the ``train`` extra) are imported on first use,
@@ -534,7 +534,7 @@ class SB3Policy(LogitAgent):
         """Unmasked action logits, float32 (B, A), for (B, D) observations.
 
         A model trained on one-hand episodes (``euchre_rules["episode"] == "hand"``,
-        as ``training.train`` trains) sees the ``scores`` piece as zeros, as in training.
+        as ``training.sb3.train`` trains) sees the ``scores`` piece as zeros, as in training.
         """
         torch = import_torch()
 
@@ -623,7 +623,7 @@ def convert_to_safetensors(
     """Write the actor of an SB3 zip as a ``.safetensors`` model file (read safely, never unpickled).
 
     Args:
-        zip_path: an SB3 ``MlpPolicy`` zip (as ``training.train`` writes).
+        zip_path: an SB3 ``MlpPolicy`` zip (as ``training.sb3.train`` writes).
         out_path: the ``.safetensors`` file to write (atomically).
         provenance: JSON-able notes stored in the config (where the model came from).
         rules: the model's rules when the zip does not record them (``euchre_rules``).

@@ -109,7 +109,7 @@ def report(variant: str, args: argparse.Namespace) -> None:
             f"sampler: {sampler_throughput(rules, obs, n, rng):,.0f} worlds/s ({len(obs)} observations x {n})"
         )
     if args.versus:
-        from training.evaluate import evaluate
+        from arena.evaluate import evaluate
 
         result = evaluate({"search": agent, "heuristic": HeuristicAgent(rules)}, rules, args.versus, args.seed,
                           batch_size=args.batch_size)  # fmt: skip

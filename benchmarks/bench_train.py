@@ -43,9 +43,9 @@ def sb3_rate(variant: str, hidden: str, seconds: float, threads: int) -> float:
 
     from agents.sb3_policy import SB3Policy
     from euchre_env.rules import make_rules
-    from training.envs import make_train_env
+    from training.sb3.envs import make_train_env
     from training.pool import OpponentPool
-    from training.train import build_model, parse_args
+    from training.sb3.train import build_model, parse_args
 
     torch.set_num_threads(threads)
     args = parse_args(
@@ -72,7 +72,7 @@ def ppo_rate(
 ) -> tuple[float, float, dict]:
     """Our trainer's learner decisions per second (learned from; all, forced ones included) and its time split
     (after one warm-up iteration)."""
-    from training.ppo import Args, Trainer, check_args
+    from training.batched.ppo import Args, Trainer, check_args
 
     args = Args(variant=variant, hidden=hidden, critic_hidden=hidden, critic="obs", opponents=opponents,
                 threads=threads, eval_every=0, progress=False, total_decisions=10**12,
@@ -101,7 +101,7 @@ def network_rate(
     import torch
 
     from euchre_env.rules import make_rules
-    from training.ppo import Args, autocast, build_net
+    from training.batched.ppo import Args, autocast, build_net
 
     torch.set_num_threads(threads)
     rules = make_rules(variant)
@@ -127,7 +127,7 @@ def network_rate(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from training.ppo import Args
+    from training.batched.ppo import Args
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="four_handed", choices=["four_handed", "five_handed"])

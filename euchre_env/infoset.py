@@ -482,7 +482,7 @@ def seat_frame(s: State, seat: np.ndarray) -> State:
     The frame of :func:`sample_worlds`' worlds, so ``encode(seat_frame(s, seat), 0)`` is
     ``encode(s, seat)`` and an action chosen in the rotated table is the action to take at
     the real one; it holds the real hidden cards, so it is for open-card measurements
-    (``training.open_cards``), never for an agent's own decisions. Play within the hand is
+    (``arena.open_cards``), never for an agent's own decisions. Play within the hand is
     the same from every seat (``engine.step`` commutes with it); in game mode the next
     hand is dealt to the real seats, so it does not carry over a hand's end.
 

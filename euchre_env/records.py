@@ -57,7 +57,7 @@ engine overwrites when this hand ends; from then on they agree again (in a game
 the engine has by then dealt the next hand from the seed, or ended the game).
 
 **Recording.** :class:`HandRecorder` is an observer for
-``training.evaluate.play_tables`` (called before every step with the state and
+``arena.evaluate.play_tables`` (called before every step with the state and
 the actions; any batch size, hands or whole games); ``finish(final_state)``
 returns the hands completed. :func:`save_records` writes records one JSON
 object per line (JSON Lines: a file of one record is also a JSON file);
@@ -414,7 +414,7 @@ def deal_of(s: State, rules: RulesConfig, row: int = 0) -> dict[str, Any]:
 
 
 class HandRecorder:
-    """Records every hand played at a batch of tables; an observer for ``training.evaluate.play_tables``.
+    """Records every hand played at a batch of tables; an observer for ``arena.evaluate.play_tables``.
 
     Call it before every step with the state and the actions about to be
     taken (``observer(state, actions)``; ``actions`` int (B,), ignored at

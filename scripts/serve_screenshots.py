@@ -20,7 +20,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from werkzeug.serving import make_server
 
-from training.serve import ServeConfig, create_app
+from apps.serve import ServeConfig, create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = [  # (file, variant, seat, seed, tricks to play before the picture)

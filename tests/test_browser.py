@@ -36,7 +36,7 @@ from werkzeug.serving import make_server
 
 from euchre_env import actions, cards, engine
 from euchre_env.records import HandRecord, save_records
-from training.serve import ServeConfig, create_app
+from apps.serve import ServeConfig, create_app
 
 DATA = Path(__file__).parent / "data"
 CARD = re.compile(r"(?<![\w])(10|[89JQKA])([♣♦♥♠])")

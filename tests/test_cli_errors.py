@@ -33,7 +33,7 @@ BAD = [
 def test_a_bad_option_exits_2_with_a_message_and_writes_nothing(argv, message, tmp_path):
     out = tmp_path / "out"
     extra = ["--out", str(out)] if argv[0] in ("train", "eval") else []
-    proc = subprocess.run([sys.executable, "-m", "training.cli", *argv, *extra], cwd=ROOT, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "apps.cli", *argv, *extra], cwd=ROOT, capture_output=True,
                           text=True, timeout=300, check=False)  # fmt: skip
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert message in proc.stderr, proc.stderr
@@ -50,12 +50,12 @@ def test_an_output_folder_in_use_is_refused_unless_overwrite(command, tmp_path):
     argv = [*command.split(), "--out", str(out)]
     if command == "eval":
         argv += ["--agents", "heuristic", "random", "--deals", "4", "--games", "0", "--quiet", "--no-plot"]
-    proc = subprocess.run([sys.executable, "-m", "training.cli", *argv], cwd=ROOT, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "apps.cli", *argv], cwd=ROOT, capture_output=True, text=True,
                           timeout=300, check=False)  # fmt: skip
     assert proc.returncode == 2 and "--overwrite" in proc.stderr, proc.stderr
     assert kept.read_text() == "an earlier result"
     if command == "eval":
-        proc = subprocess.run([sys.executable, "-m", "training.cli", *argv, "--overwrite"], cwd=ROOT,
+        proc = subprocess.run([sys.executable, "-m", "apps.cli", *argv, "--overwrite"], cwd=ROOT,
                               capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         assert kept.read_text() != "an earlier result" and not list(out.glob("*.tmp*"))

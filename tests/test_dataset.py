@@ -19,8 +19,8 @@ pytest.importorskip("pyarrow")
 from agents import make_agent
 from euchre_env import make_rules
 from euchre_env.encoding import obs_layout
-from training.dataset import load_dataset, parse_mix, shard_seeds, to_arrays, write_dataset
-from training.evaluate import play_tables
+from partner_lab.dataset import load_dataset, parse_mix, shard_seeds, to_arrays, write_dataset
+from arena.evaluate import play_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = make_rules("five_handed")
@@ -111,7 +111,7 @@ def test_the_same_seed_gives_the_same_shards_and_shards_can_be_made_separately(t
     ],
 )
 def test_bad_requests_exit_2_with_a_message(argv, message, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "training.cli", "dataset", "--out", str(tmp_path / "d"),
+    proc = subprocess.run([sys.executable, "-m", "apps.cli", "dataset", "--out", str(tmp_path / "d"),
                            "--hands", "10", *argv], check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

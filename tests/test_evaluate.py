@@ -10,7 +10,7 @@ import pytest
 
 from agents import HeuristicAgent, RandomAgent
 from euchre_env import make_rules
-from training.evaluate import EvalResult, evaluate, main, seat_patterns
+from arena.evaluate import EvalResult, evaluate, main, seat_patterns
 
 
 @pytest.mark.parametrize("variant", ["four_handed", "five_handed"])
@@ -201,9 +201,9 @@ def test_games_won_difference_is_reported() -> None:
 
 
 def test_five_handed_halves_of_the_heuristic_against_itself_are_zero(capsys: pytest.CaptureFixture[str]) -> None:
-    """``training.five_handed_halves``: each half is measured against the heuristic in the same seat among
+    """``arena.five_handed_halves``: each half is measured against the heuristic in the same seat among
     heuristics, so the heuristic against itself gives exactly 0 in both; random alone loses in both units."""
-    from training.five_handed_halves import halves, main
+    from arena.five_handed_halves import halves, main
 
     same = halves("heuristic", 30, seed=1)
     for name in ("agent alone", "heuristic alone"):
@@ -233,7 +233,7 @@ def test_phase_split_bids_like_its_bidder_and_plays_like_its_player(variant: str
     from agents.phase_split import PhaseSplit
     from agents.view import ObsView
     from euchre_env.actions import Phase
-    from training.rollout import collect
+    from training.batched.rollout import collect
 
     rules = make_rules(variant)
     rng = np.random.default_rng(4)
@@ -254,9 +254,9 @@ def test_phase_split_bids_like_its_bidder_and_plays_like_its_player(variant: str
 
 
 def test_phase_split_of_the_heuristic_is_zero_and_of_random_negative(capsys: pytest.CaptureFixture[str]) -> None:
-    """``training.phase_split``: the heuristic crossed with itself is level with it in every row (the same
+    """``arena.phase_split``: the heuristic crossed with itself is level with it in every row (the same
     deals); random loses in every row, most where it does both; the CLI prints the rows and refuses 1 deal."""
-    from training.phase_split import ROWS, main, phase_split
+    from arena.phase_split import ROWS, main, phase_split
 
     same = phase_split("heuristic", "four_handed", 20, seed=1)
     assert list(same) == list(ROWS) and all(r["advantage"] == 0 and r["relative"] == 0 for r in same.values())
@@ -269,12 +269,12 @@ def test_phase_split_of_the_heuristic_is_zero_and_of_random_negative(capsys: pyt
 
 
 def test_an_open_card_player_beats_the_heuristic_in_every_phase(capsys: pytest.CaptureFixture[str]) -> None:
-    """``training.open_cards``: the search agent whose one world is the real deal wins clearly where it searches
+    """``arena.open_cards``: the search agent whose one world is the real deal wins clearly where it searches
     (bidding, play, both; four-handed, and five-handed in relative points), since it knows every card; the CLI
     prints the match and refuses 1 deal and an unknown opponent."""
     from euchre_env import engine
     from euchre_env.encoding import encode
-    from training.open_cards import OpenCardSearch, main, open_card_match
+    from arena.open_cards import OpenCardSearch, main, open_card_match
 
     rules = make_rules("four_handed")
     for phases in ("bidding", "play", "all"):

@@ -54,7 +54,7 @@ class Payload:
 
 
 def save_sb3(path: Path, variant: str = "four_handed", **policy_kwargs: object) -> Path:
-    """A small untrained MaskablePPO saved as ``training.train`` saves it (rules in ``euchre_rules``)."""
+    """A small untrained MaskablePPO saved as ``training.sb3.train`` saves it (rules in ``euchre_rules``)."""
     kwargs = {"net_arch": [16], **policy_kwargs}
     model = MaskablePPO(
         "MlpPolicy",
@@ -440,7 +440,7 @@ def test_each_shipped_model_records_the_command_seed_and_commit_that_made_it(var
 
 def test_the_shipped_four_handed_model_beats_the_heuristic_outside_its_interval() -> None:
     """What the README promises of ``model:four_handed``, on deals used for neither training nor selection."""
-    from training.evaluate import evaluate
+    from arena.evaluate import evaluate
 
     result = evaluate({"model": "model:four_handed", "heuristic": "heuristic"}, make_rules("four_handed"), 2000,
                       seed=777)  # fmt: skip
@@ -451,7 +451,7 @@ def test_the_shipped_four_handed_model_beats_the_heuristic_outside_its_interval(
 def test_the_shipped_five_handed_model_beats_the_heuristic_outside_its_interval() -> None:
     """What the README promises of ``model:five_handed``: ahead in relative points (a seat's points minus its
     table's mean, what five individual scores make count) and in games won, on fresh deals and games."""
-    from training.evaluate import evaluate
+    from arena.evaluate import evaluate
 
     result = evaluate({"model": "model:five_handed", "heuristic": "heuristic"}, make_rules("five_handed"), 2000,
                       seed=777, num_games=300)  # fmt: skip

@@ -20,7 +20,7 @@ pytest.importorskip("pyarrow")
 
 from euchre_env import make_rules
 from euchre_env.actions import Phase
-from training import partner_bench
+from partner_lab import bench as partner_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,7 +79,7 @@ def test_positions_start_a_trick_after_the_declaration():
      (["--seed", "-2"], "--seed must be at least 0")],
 )  # fmt: skip
 def test_bad_options_exit_2_with_a_message(argv, message, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "training.cli", "partner-bench", "--out", str(tmp_path / "b"),
+    proc = subprocess.run([sys.executable, "-m", "apps.cli", "partner-bench", "--out", str(tmp_path / "b"),
                            "--hands", "5", "--train-hands", "50", "--worlds", "4", *argv], check=False, cwd=ROOT,
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert proc.returncode == 2, proc.stderr[-2000:]

@@ -1,6 +1,6 @@
 """``euchre play`` tells a hand a person can follow, and never shows a card the person's seat may not see.
 
-Whole hands of both games are piped through :func:`training.play.play`; the
+Whole hands of both games are piped through :func:`apps.play.play`; the
 transcript is checked against the engine: every card played with its player,
 each trick's winner, the points and scores, the called card (five-handed), and
 at every write the cards still hidden from the human (other seats' hands, the
@@ -20,7 +20,7 @@ from euchre_env import actions, cards
 from euchre_env.actions import Phase
 from euchre_env.envs.aec_env import raw_env
 from euchre_env.state import State
-from training.play import can_print, card_text, main, parse_choice, play
+from apps.play import can_print, card_text, main, parse_choice, play
 
 CARD = re.compile(r"(?<![\w])(10|[89TJQKA])([♣♦♥♠CDHS])(?![\w])")
 PLAYED = re.compile(r"^(player_\d|you) (?:leads|plays|lead|play) (\S+?)(?::.*)?$", re.MULTILINE)

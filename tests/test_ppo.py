@@ -1,4 +1,4 @@
-"""The batched self-play trainer (``euchre train``, ``training.ppo``) and its rollouts.
+"""The batched self-play trainer (``euchre train``, ``training.batched.ppo``) and its rollouts.
 
 Rollouts: every learner decision is recorded once, each seat's decisions are
 chained in order, the hand's reward sits on the seat's last decision, and the
@@ -25,9 +25,9 @@ torch = pytest.importorskip("torch")
 from agents import make_agent
 from agents.neural import load_policy
 from euchre_env import engine, make_rules
-from training import ppo
-from training.evaluate import evaluate
-from training.rollout import collect, gae
+from training.batched import ppo
+from arena.evaluate import evaluate
+from training.batched.rollout import collect, gae
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = ("four_handed", "five_handed")
@@ -202,7 +202,7 @@ def test_action_values_to_the_next_choice_are_the_critics_value_there(variant):
     position (the seat's observation and the other hands), or the reward where the hand ends first: replays with
     deterministic players and a deterministic critic give the same values."""
     from euchre_env.encoding import encode
-    from training.rollout import others_hands
+    from training.batched.rollout import others_hands
 
     rules = make_rules(variant)
     b, p = 60, rules.num_players
@@ -308,7 +308,7 @@ def test_gae_with_lambda_one_gives_the_hands_reward_as_every_return():
 
 
 def run_cli(*args, check=True, **kw):
-    proc = subprocess.run([sys.executable, "-m", "training.cli", *args], check=False, cwd=ROOT, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "apps.cli", *args], check=False, cwd=ROOT, capture_output=True, text=True,
                           timeout=600, **kw)  # fmt: skip
     if check:
         assert proc.returncode == 0, proc.stderr[-3000:]
@@ -393,7 +393,7 @@ def whole_run(tmp_path_factory) -> Path:
 
 
 def start_run(argv: list[str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "training.cli", "train", *argv], cwd=ROOT,
+    return subprocess.Popen([sys.executable, "-m", "apps.cli", "train", *argv], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
 
 

@@ -32,9 +32,9 @@ from euchre_env.records import (
 )
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
-from training import evaluate as evaluate_mod
-from training import play as play_mod
-from training.evaluate import play_tables
+from arena import evaluate as evaluate_mod
+from apps import play as play_mod
+from arena.evaluate import play_tables
 
 LAST = ("hand_over", *(f.name for f in fields(State) if f.name.startswith("last_")))
 

@@ -204,7 +204,7 @@ def test_exported_model_file_plays_exactly_as_the_module(tmp_path, variant: str,
 
 
 def euchre(*argv: str, timeout: int = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "training.cli", *argv], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "apps.cli", *argv], capture_output=True, text=True,
                           timeout=timeout, check=False)  # fmt: skip
 
 

@@ -15,7 +15,7 @@ from agents.sb3_policy import MODELS_DIR, SB3Policy, rules_metadata
 from euchre_env import engine, make_rules
 from euchre_env.encoding import encode, obs_layout
 from euchre_env.envs.sb3_vec_env import EuchreSB3VecEnv
-from training.sb3_files import export_model
+from training.sb3.files import export_model
 
 VARIANTS = ["four_handed", "five_handed"]
 torch.set_num_threads(1)  # small batches: extra threads only contend on a shared machine
@@ -23,7 +23,7 @@ torch.set_num_threads(1)  # small batches: extra threads only contend on a share
 
 @pytest.fixture(scope="module", params=VARIANTS)
 def saved_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    """An untrained small MaskablePPO model of each variant, saved as ``training.train`` saves it."""
+    """An untrained small MaskablePPO model of each variant, saved as ``training.sb3.train`` saves it."""
     variant = str(request.param)
     venv = EuchreSB3VecEnv(4, variant, seed=0)
     model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=32, policy_kwargs={"net_arch": [16]}, seed=0)

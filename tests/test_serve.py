@@ -33,8 +33,8 @@ from euchre_env.beliefs import ExactBelief
 from euchre_env.records import HandRecord
 from euchre_env.rules import PRESETS
 from euchre_env.state import State
-from training import serve
-from training.serve import ServeConfig, create_app
+from apps import serve
+from apps.serve import ServeConfig, create_app
 
 CARD = re.compile(r"(?<![\w])(10|[89TJQKA])([♣♦♥♠CDHS])(?![\w])")
 WEB = Path(serve.__file__).with_name("web")

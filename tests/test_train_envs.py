@@ -7,7 +7,7 @@ import pytest
 from sb3_contrib.common.maskable.utils import get_action_masks
 
 from euchre_env.policies import RandomPolicy
-from training.envs import make_train_env
+from training.sb3.envs import make_train_env
 
 
 @pytest.mark.parametrize("variant", ["four_handed", "five_handed"])

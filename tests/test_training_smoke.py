@@ -21,13 +21,13 @@ from agents.neural import NeuralAgent
 from agents.sb3_policy import SB3Policy, convert_to_safetensors, rules_metadata
 from euchre_env import engine, make_rules
 from euchre_env.encoding import encode
-from training.play import main as play_main
-from training.play import parse_choice
-from training.train import parse_args, train
+from apps.play import main as play_main
+from apps.play import parse_choice
+from training.sb3.train import parse_args, train
 
 torch.set_num_threads(1)  # small networks: extra threads only contend on a shared machine
 _SCRIPT = Path(sys.executable).with_name("euchre")
-EUCHRE = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "training.cli"]
+EUCHRE = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "apps.cli"]
 TINY = ["--total-timesteps", "2048", "--num-envs", "32", "--num-steps", "16", "--batch-size", "256",
         "--eval-every", "1024", "--eval-deals", "20", "--final-eval-deals", "20", "--checkpoint-every", "1024",
         "--net-arch", "32", "--no-progress"]  # fmt: skip

@@ -1,7 +1,7 @@
 """Who sits at the other seats of a training table: ``--opponents`` and :class:`OpponentPool`.
 
 Both trainers read the same pool spec (``"heuristic=3,self=1"``, kinds
-:data:`POOL_KINDS`); the SB3 route (``training.train``) draws its opponents
+:data:`POOL_KINDS`); the SB3 route (``training.sb3.train``) draws its opponents
 from an ``OpponentPool`` before every rollout.
 """
 

@@ -360,7 +360,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.neural import NeuralAgent
-    from training.evaluate import evaluate, evaluate_model
+    from arena.evaluate import evaluate, evaluate_model
     from training.rllib.runner import DECISIONS
 
     run_dir = run_dir if run_dir is not None else prepare_run(args)

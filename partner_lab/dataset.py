@@ -150,7 +150,7 @@ def play_shard(
     """Play one shard's hands and return its rows as a ``pyarrow.Table`` (schema: module docstring)."""
     import pyarrow as pa
 
-    from training.evaluate import play_tables
+    from arena.evaluate import play_tables
 
     names = list(mix)
     seeds, rng = shard_seeds(seed, shard, hands)
@@ -228,7 +228,7 @@ def write_dataset(
         "format": FORMAT, "variant": rules.variant, "rules": _rules_dict(rules), "agents": dict(mix),
         "seed": int(seed), "hands": int(hands), "shard_hands": int(shard_hands), "shards": n_shards,
         "obs_size": obs_layout(rules).size, "columns": list(COLUMNS), "no_partner_label": NO_PARTNER,
-        "provenance": provenance(args, command or "training.dataset.write_dataset"),
+        "provenance": provenance(args, command or "partner_lab.dataset.write_dataset"),
     }  # fmt: skip
     manifest["provenance"]["algo"] = "dataset"
     write_json(manifest_path, manifest)

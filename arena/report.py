@@ -1,6 +1,6 @@
 """Results of a duplicate-deal evaluation: statistics, JSON, Markdown and a plot.
 
-The numbers come from :func:`training.evaluate.evaluate`; this module only
+The numbers come from :func:`arena.evaluate.evaluate`; this module only
 summarises and renders them.
 """
 

@@ -1,11 +1,11 @@
-"""Train a MaskablePPO Euchre agent (``euchre train``, ``python -m training.train``).
+"""Train a MaskablePPO Euchre agent (``euchre train``, ``python -m training.sb3.train``).
 
 One file, CleanRL style: every setting is a field of :class:`Args` and a
 command-line option (``--help`` lists them). The learner plays one seat
 (drawn per hand) of ``num_envs`` batched tables
 (:class:`~euchre_env.envs.sb3_vec_env.EuchreSB3VecEnv`; ``--env single`` uses a
 ``DummyVecEnv`` of the Gymnasium ``EuchreEnv`` instead, see
-:mod:`training.envs`); its own current policy
+:mod:`training.sb3.envs`); its own current policy
 plays its partner, and before every rollout the opponents are drawn again
 from a pool (:class:`training.pool.OpponentPool`): the current policy
 (self-play), frozen snapshots of it (one is added each time the periodic
@@ -28,7 +28,7 @@ The run folder (``--out DIR`` exactly, else
 
 Example::
 
-    python -m training.train --variant four_handed --out runs/demo
+    python -m training.sb3.train --variant four_handed --out runs/demo
     euchre eval --variant four_handed --agents model:runs/demo/model.safetensors heuristic random --deals 2000
 
 The defaults train for about ten minutes on two CPU cores. Ctrl-C (or SIGTERM)
@@ -36,7 +36,7 @@ stops after the current step and saves ``model.zip``/``model.safetensors``,
 the history and the curve (no final evaluation); every file is written whole
 (a temporary file, then a rename). ``--init-model`` continues from a model's
 weights; exact resumption (optimizer, schedule, pool, random streams) is the
-default trainer's (``euchre train --resume``, :mod:`training.ppo`).
+default trainer's (``euchre train --resume``, :mod:`training.batched.ppo`).
 
 ``--imitate AGENT`` starts from a behaviour clone of an agent; with
 ``--imitate-rollouts PHASES`` the decisions of those phases instead learn
@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from euchre_env.rules import PRESETS, make_rules
-from training.envs import ENV_KINDS, make_train_env
+from training.sb3.envs import ENV_KINDS, make_train_env
 from training.options import check_ranges, dataclass_parser
 from training.runs import StopFlag, write_json
 
@@ -275,7 +275,7 @@ def make_callback(args: Args, rules: Any, env: Any, pool: Any, run_dir: Path, st
 
     from agents import make_agent
     from agents.sb3_policy import SB3Policy
-    from training.evaluate import evaluate_model
+    from arena.evaluate import evaluate_model
 
     baselines = {"heuristic": make_agent("heuristic", rules), "random": make_agent("random", rules)}
 
@@ -381,7 +381,7 @@ def provenance(args: Args, model: Any, path: Path) -> dict[str, Any]:
     except (OSError, subprocess.SubprocessError):
         pass
     options = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in dataclasses.asdict(args).items())
-    return {"command": f"python -m training.train {options}", "algo": "sb3", "seed": args.seed,
+    return {"command": f"python -m training.sb3.train {options}", "algo": "sb3", "seed": args.seed,
             "variant": args.variant, "timesteps": int(model.num_timesteps), "commit": commit,
             "converted_from": path.name}  # fmt: skip
 
@@ -450,8 +450,8 @@ def train(args: Args) -> Path:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents.sb3_policy import SB3Policy
-    from training import sb3_files
-    from training.evaluate import evaluate
+    from training.sb3 import files as sb3_files
+    from arena.evaluate import evaluate
     from training.pool import OpponentPool
 
     sb3_files.set_threads(args.threads)

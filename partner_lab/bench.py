@@ -12,10 +12,10 @@ scored against the truth:
 * ``policy-wrong``: the same with a wrong model (uniformly random players;
   for random players: the heuristic);
 * ``learned``: a classifier trained on ``--train-hands`` other hands of the
-  same agents (``training.dataset``, ``agents.partner_model``), or ``--classifier``;
+  same agents (``partner_lab.dataset``, ``agents.partner_model``), or ``--classifier``;
 * ``oracle``: the truth itself, the ceiling (log-loss 0).
 
-Scores (``training.partner``) are over the positions where the view does not
+Scores (``partner_lab.classifier``) are over the positions where the view does not
 know the answer for sure (the called card not yet played, not held by the
 viewer, nobody alone): log-loss (nats), Brier score, accuracy, overall and by
 trick; *identification*: the share of (hand, view) pairs whose belief puts at
@@ -46,8 +46,8 @@ from euchre_env.actions import Phase
 from euchre_env.beliefs import PUBLIC, ExactBelief, PartnerBelief, UniformBelief
 from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
-from training.dataset import draw_seats
-from training.partner import calibration, scores
+from partner_lab.dataset import draw_seats
+from partner_lab.classifier import calibration, scores
 
 IDENTIFIED = 0.9  # belief in the true partner that counts as "identified"
 VIEWS = ("seat", "public")
@@ -58,7 +58,7 @@ def positions(
 ) -> tuple[State, np.ndarray]:
     """States at the first decision of each trick after the declaration; ``(states, hand index (N,))``."""
     from agents import make_agent
-    from training.evaluate import play_tables
+    from arena.evaluate import play_tables
 
     names = list(agents)
     rng = np.random.default_rng(seed)
@@ -114,8 +114,8 @@ def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
     """Play, believe, score; returns the report (also written to ``args.out``)."""
     from agents.beliefs import PolicyBelief
     from agents.partner_model import PartnerClassifier
-    from training.dataset import load_dataset, parse_mix, to_arrays, write_dataset
-    from training.partner import train_classifier
+    from partner_lab.dataset import load_dataset, parse_mix, to_arrays, write_dataset
+    from partner_lab.classifier import train_classifier
     from training.runs import provenance, write_json
 
     rules = make_rules("five_handed")

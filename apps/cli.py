@@ -12,28 +12,28 @@ import sys
 
 COMMANDS = {
     "bench": ("euchre_env.bench", "measure engine and environment throughput beside OpenSpiel"),
-    "eval": ("training.evaluate", "duplicate-deal tournament between agents"),
+    "eval": ("arena.evaluate", "duplicate-deal tournament between agents"),
     "train": (
-        "training.ppo",
+        "training.batched.ppo",
         (
             "train an agent: batched self-play PPO (--algo ppo, default), MaskablePPO (--algo sb3), "
             "or multi-agent PPO on Ray RLlib (--backend rllib)"
         ),
     ),
-    "play": ("training.play", "play a hand or a game in the terminal against bots"),
-    "serve": ("training.serve", "play in the browser against bots; replay hand records"),
+    "play": ("apps.play", "play a hand or a game in the terminal against bots"),
+    "serve": ("apps.serve", "play in the browser against bots; replay hand records"),
     "dataset": (
-        "training.dataset",
+        "partner_lab.dataset",
         "write labelled five-handed hands for hidden-partner inference (Parquet)",
     ),
     "partner-bench": (
-        "training.partner_bench",
+        "partner_lab.bench",
         "score hidden-partner beliefs (five-handed): log-loss, calibration",
     ),
 }
 
 # euchre train [--backend local] --algo NAME, or --backend rllib: the trainer's module (its --help lists its options).
-ALGOS = {"ppo": "training.ppo", "sb3": "training.train"}
+ALGOS = {"ppo": "training.batched.ppo", "sb3": "training.sb3.train"}
 BACKENDS = ("local", "rllib")
 RLLIB = "training.rllib.train"
 

@@ -1,13 +1,13 @@
 """Where an agent's edge over the heuristic comes from: its bidding, its card play, or both.
 
 Three duplicate matches against the heuristic on the same deals
-(``training.evaluate.evaluate_model``): the agent itself; its bidding with the
+(``arena.evaluate.evaluate_model``): the agent itself; its bidding with the
 heuristic's card play; the heuristic's bidding with its card play
 (``agents.phase_split.PhaseSplit``). Each line is the difference over the
 heuristic in points per hand and in relative points (a seat's points minus its
 table's mean; four-handed the two are the same), with 95% intervals::
 
-    python -m training.phase_split model:four_handed --variant four_handed --deals 10000 --seed 500
+    python -m arena.phase_split model:four_handed --variant four_handed --deals 10000 --seed 500
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from agents import make_agent
 from agents.phase_split import PhaseSplit
 from euchre_env.rules import make_rules
-from training.evaluate import evaluate_model
+from arena.evaluate import evaluate_model
 
 ROWS = ("agent", "agent bidding, heuristic playing", "heuristic bidding, agent playing")
 
@@ -36,7 +36,7 @@ def phase_split(agent: str, variant: str, num_deals: int, seed: int) -> dict[str
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI: print the three rows for ``AGENT``."""
-    parser = argparse.ArgumentParser(prog="python -m training.phase_split", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m arena.phase_split", description=__doc__.split("\n\n")[0])
     parser.add_argument("agent", help="an agent name, e.g. model:four_handed or model:runs/x/model.safetensors")
     parser.add_argument("--variant", default="four_handed", choices=["four_handed", "five_handed"])
     parser.add_argument("--deals", type=int, default=2000, help="deals per match (at least 2)")

@@ -1,13 +1,13 @@
 """The two halves of a five-handed duplicate match against the heuristic, each against its baseline.
 
-A five-handed match (``training.evaluate``) pools two seatings: the agent alone
+A five-handed match (``arena.evaluate``) pools two seatings: the agent alone
 among four heuristics, and a heuristic alone among four copies of the agent.
 This splits them, on the same deals, each against a heuristic in the same seat
 among heuristics, in raw points and in relative points (a seat's points minus
 its table's mean), with how often the single seat is the maker. It shows where
 raw points per hand mislead (``docs/training.md``, five-handed)::
 
-    python -m training.five_handed_halves model:five_handed --deals 1000 --seed 5
+    python -m arena.five_handed_halves model:five_handed --deals 1000 --seed 5
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import numpy as np
 from agents import make_agent
 from euchre_env.rules import make_rules
 from euchre_env.types import Policy
-from training.eval_report import Stat, mean_ci
-from training.evaluate import play_tables
+from arena.report import Stat, mean_ci
+from arena.evaluate import play_tables
 
 
 def single_seat(single: Policy, rest: Policy, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -62,7 +62,7 @@ def halves(agent: str, num_deals: int, seed: int) -> dict[str, dict[str, Stat | 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI: print both halves of ``AGENT``'s match against the heuristic."""
-    parser = argparse.ArgumentParser(prog="python -m training.five_handed_halves", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m arena.five_handed_halves", description=__doc__.split("\n\n")[0])
     parser.add_argument("agent", help="an agent name, e.g. model:five_handed or model:runs/x/model.safetensors")
     parser.add_argument("--deals", type=int, default=1000, help="deals (at least 2)")
     parser.add_argument("--seed", type=int, default=5, help="makes the deals")

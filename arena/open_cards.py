@@ -1,4 +1,4 @@
-"""``python -m training.open_cards``: what seeing every card is worth against an agent.
+"""``python -m arena.open_cards``: what seeing every card is worth against an agent.
 
 An *open-card* player is the search agent (:class:`agents.determinized.DeterminizedAgent`)
 whose one searched world is the real deal: at each of its decisions it tries every
@@ -7,13 +7,13 @@ legal action on the real cards, plays the hand out with the heuristic at every s
 it is no agent to play with; it measures how much the hidden cards are worth in each
 phase, which puts a trained model's margin over the same opponent in proportion. It
 plays a duplicate match against ``--opponent`` on the same deals and seat rotations as
-``euchre eval`` (:func:`training.evaluate.seat_patterns`), searching in ``--phases``
+``euchre eval`` (:func:`arena.evaluate.seat_patterns`), searching in ``--phases``
 (``all``, ``bidding``: every phase but trick play, or ``play``) and playing the
 heuristic's choice elsewhere.
 
 Example::
 
-    python -m training.open_cards --variant four_handed --phases play --deals 2000 --seed 500
+    python -m arena.open_cards --variant four_handed --phases play --deals 2000 --seed 500
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from euchre_env.infoset import seat_frame
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
 from euchre_env.types import Policy
-from training.eval_report import Stat, mean_ci
-from training.evaluate import match_seeds, seat_patterns
+from arena.report import Stat, mean_ci
+from arena.evaluate import match_seeds, seat_patterns
 
 PHASES = {
     "all": [p for p in Phase if p != Phase.DONE],
@@ -92,7 +92,7 @@ def open_card_match(rules: RulesConfig, phases: str, opponent: str, num_deals: i
     slots, focal = seat_patterns(rules)
     cheat = OpenCardSearch(rules, phases, exact_tricks, seed)
     other = make_agent(opponent, rules)
-    deal_seeds, _, (agent_ss,) = match_seeds(seed, num_deals, 0, 1)  # the deals of training.evaluate's matches
+    deal_seeds, _, (agent_ss,) = match_seeds(seed, num_deals, 0, 1)  # the deals of arena.evaluate's matches
     rng = np.random.default_rng(agent_ss)
     pts = np.concatenate([_play(rules, cheat, other, deal_seeds[i : i + batch_deals], slots, rng)
                           for i in range(0, num_deals, batch_deals)])  # fmt: skip
@@ -126,7 +126,7 @@ def _play(rules: RulesConfig, cheat: OpenCardSearch, other: Policy, deal_seeds: 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.open_cards", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m arena.open_cards", description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="four_handed", choices=sorted(PRESETS))
     parser.add_argument("--phases", default="all", choices=sorted(PHASES), help="where the open-card player searches")
     parser.add_argument("--opponent", default="heuristic", help="agent name of the other side")

@@ -1,5 +1,5 @@
 // euchre serve: the page. Plain JavaScript, no build step, no library.
-// Everything shown comes from the server's JSON views (training/serve.py), which hold only what the
+// Everything shown comes from the server's JSON views (apps/serve.py), which hold only what the
 // viewer's seat may see; this file only draws them and sends the person's clicks back.
 "use strict";
 

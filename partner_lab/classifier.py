@@ -1,7 +1,7 @@
 """Train the learned partner belief, and score beliefs: log-loss, Brier, accuracy, calibration.
 
 ``train_classifier`` fits :class:`agents.partner_model.PartnerClassifier` on
-the rows of a ``training.dataset`` folder (cross-entropy on the decisions
+the rows of a ``partner_lab.dataset`` folder (cross-entropy on the decisions
 where the partner is still uncertain to the viewer; the rules' certainties
 are imposed by the classifier itself). The scoring functions take
 probabilities ``(N, K)`` and class labels ``(N,)`` in any consistent layout.
@@ -33,7 +33,7 @@ def train_classifier(
     batch_size: int = 2048, seed: int = 0, val_fraction: float = 0.1, checks_per_epoch: int = 8,
     provenance: dict[str, Any] | None = None,
 ) -> tuple[PartnerClassifier, dict[str, float]]:  # fmt: skip
-    """Fit a classifier on dataset rows (``training.dataset.to_arrays``); returns it and training stats.
+    """Fit a classifier on dataset rows (``partner_lab.dataset.to_arrays``); returns it and training stats.
 
     It learns from every seat's view and from the public view of each decision
     (viewer 0's row with its private pieces zeroed); rows whose answer the rules

@@ -45,7 +45,7 @@ from euchre_env.records import HandRecorder, save_records
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
 from euchre_env.types import Policy
-from training.eval_report import ROLES, AgentReport, EvalResult, Matchup, Stat, mean_ci
+from arena.report import ROLES, AgentReport, EvalResult, Matchup, Stat, mean_ci
 
 __all__ = [
     "ROLES",
@@ -108,7 +108,7 @@ def play_tables(
         names: agent names for error messages.
         observer: called before every step with the state and the chosen
             actions (int64 (N,), -1 at finished tables), e.g. to record
-            trajectories (``training.dataset``); it must not change them.
+            trajectories (``partner_lab.dataset``); it must not change them.
 
     Returns:
         The final state of the ``N`` tables.

@@ -6,7 +6,7 @@ One command starts a local web server and opens the page::
     euchre serve --variant five_handed --bots search heuristic heuristic trained
     euchre serve --game --points-to-win 5 --seed 7 --no-browser
 
-The page (plain HTML, CSS and JavaScript in ``training/web/``, no build step)
+The page (plain HTML, CSS and JavaScript in ``apps/web/``, no build step)
 shows the table from your seat: your cards (click one to play it; the legal
 ones are highlighted), the bids, the maker, trump, the called card, the trick
 on the table and every finished trick with its winner, tricks won, scores and
@@ -18,7 +18,7 @@ you can download and replay step by step, as can any record file from
 
 **What the page may see.** Every view is built from
 :func:`euchre_env.render.table_view` of your seat, the public trick history
-and the hand's story as :class:`training.play.Narrator` tells it to your seat,
+and the hand's story as :class:`apps.play.Narrator` tells it to your seat,
 so no other seat's hidden card (hands, the kitty, a bot's discard) is ever
 sent to the browser. Records of a game's hands are handed out only once they
 cannot tell the future: after each hand in hand-by-hand play (each hand is
@@ -77,7 +77,7 @@ from euchre_env.render import TableView, agent_name, table_view
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
 from euchre_env.types import Policy
-from training.play import Narrator, card_text, phase_words
+from apps.play import Narrator, card_text, phase_words
 
 __all__ = ["ApiError", "Game", "Replay", "ServeConfig", "create_app", "main"]
 
@@ -152,7 +152,7 @@ def _trick_json(index: int, leader: int, winner: int | None, played: Sequence[tu
 class HandStory:
     """The public story of the hands at one table as one seat is told it, step by step.
 
-    ``lines``: :class:`training.play.Narrator`'s words for the seat (or for a
+    ``lines``: :class:`apps.play.Narrator`'s words for the seat (or for a
     spectator, ``viewer`` None); ``tricks``: the current hand's finished
     tricks with their winners; ``last_tricks``: those of the hand before (a
     game deals on as soon as a hand ends). Only public facts and what the

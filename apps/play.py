@@ -1,4 +1,4 @@
-"""Play Euchre in the terminal against bots (``euchre play``, ``python -m training.play``).
+"""Play Euchre in the terminal against bots (``euchre play``, ``python -m apps.play``).
 
 You sit at one seat of the PettingZoo environment (:mod:`euchre_env.envs.aec_env`);
 every other seat is a bot (``heuristic`` by default; any ``agents.make_agent``

@@ -8,7 +8,7 @@ command-line option (``euchre train --help``). Each iteration
    of the opponent pool (``heuristic``, ``random``, ``search`` or a frozen
    ``snapshots`` entry of the learner): four-handed, the entry takes one
    side; five-handed, 1 to 4 random seats;
-2. plays them to the end on the batched engine (:mod:`training.rollout`):
+2. plays them to the end on the batched engine (:mod:`training.batched.rollout`):
    every learner decision at every seat is training data;
 3. estimates advantages along each seat's own decisions (GAE) with a critic
    that, in training only, also sees the other seats' hands
@@ -111,7 +111,7 @@ HELP = {
     "discard, partner call, alone); -1: --prior-weight. A large value keeps the prior's bidding and learns the play",
     "action_values": "value every legal action of some of the learner's decisions by playing the hand out once after "
     "each from a copy of the position, and train those decisions on all their actions' values (PPO's clipped "
-    "objective in expectation over the policy) instead of the one action sampled (training.rollout.action_values; "
+    "objective in expectation over the policy) instead of the one action sampled (training.batched.rollout.action_values; "
     "slower iterations): '' none; 'bidding' the decisions outside trick play (bids, discard, partner call, alone); "
     "'all' the card play too",
     "action_value_horizon": "with --action-values: 'hand' plays each copy to the end of the hand and takes the seat's "
@@ -411,7 +411,7 @@ def learner_act(actor: Any, gen: Any, device: Any, prior: Any = None, weights: A
 
 
 def seat_value(critic: Any, device: Any, inputs: Any, full: bool) -> Any:
-    """The critic as the rollout asks for it (``training.rollout.SeatValue``): float32 (n,) values of seats'
+    """The critic as the rollout asks for it (``training.batched.rollout.SeatValue``): float32 (n,) values of seats'
     positions from their observations uint8 (n, D) and the other hands uint32 (n, P-1) (read under ``full``, as
     :func:`to_tensors` builds the critic's input); ``inputs(obs)`` as in :func:`learner_act`."""
     import torch
@@ -653,7 +653,7 @@ def imitate(net: Any, args: Args, rules: RulesConfig, device: Any) -> dict[str, 
     import torch
 
     from agents import make_agent
-    from training.rollout import collect, gae
+    from training.batched.rollout import collect, gae
 
     teacher = make_agent(args.imitate, rules)
     rng = np.random.default_rng(np.random.SeedSequence([args.seed, 2**32]))
@@ -697,7 +697,7 @@ def imitate(net: Any, args: Args, rules: RulesConfig, device: Any) -> dict[str, 
 def evaluate_now(agent: Any, rules: RulesConfig, args: Args, search: Any) -> dict[str, dict[str, float]]:
     """Periodic duplicate evaluation against the heuristic (and the search agent when asked)."""
     from agents import make_agent
-    from training.evaluate import evaluate_model
+    from arena.evaluate import evaluate_model
 
     scores = evaluate_model(agent, rules, {"heuristic": make_agent("heuristic", rules)}, args.eval_deals,
                             seed=args.seed + 10_000)  # fmt: skip
@@ -780,7 +780,7 @@ class Trainer:
         """One iteration: seat the tables, play a hand at each, one PPO update. Returns its statistics."""
         import torch
 
-        from training.rollout import collect, gae
+        from training.batched.rollout import collect, gae
 
         args, rules, net, progress = self.args, self.rules, self.net, self.progress
         start = time.perf_counter()
@@ -869,7 +869,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
     """
     from agents import make_agent
     from agents.neural import save_policy
-    from training.evaluate import evaluate
+    from arena.evaluate import evaluate
 
     run_dir = run_dir if run_dir is not None else prepare_run_dir(args)
     if args.resume:
@@ -878,7 +878,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
     else:
         args = resolve_args(args)
         write_json(run_dir / "args.json", dataclasses.asdict(args))
-    command = command or "training.ppo.train(" + repr(dataclasses.asdict(args)) + ")"
+    command = command or "training.batched.ppo.train(" + repr(dataclasses.asdict(args)) + ")"
     tr = Trainer(args, command)
     progress = tr.progress
     if args.resume:

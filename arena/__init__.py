@@ -1,0 +1,1 @@
+"""Duplicate-deal evaluation of agents: matches with confidence intervals, reports and yardsticks."""

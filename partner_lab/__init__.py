@@ -1,0 +1,1 @@
+"""Hidden-partner research (five-handed): labelled datasets, a learned belief, and the partner benchmark."""
