@@ -1,41 +1,126 @@
-"""The ``euchre`` command line: ``euchre bench | eval | train | play | serve | dataset | partner-bench``.
+"""The ``euchre`` command line: one argparse tree over the commands of every package.
 
-It lives in ``training`` (the top of ``euchre_env <- agents <- training``)
-because ``eval``, ``train`` and ``play`` need agents; each subcommand hands
-its remaining arguments to that module's ``main(argv)``.
+    euchre bench | eval | train [ppo|sb3|rllib] | analyse {phase-split,open-cards,halves}
+           | play | serve | dataset | partner-bench        (euchre COMMAND --help for its options)
+
+Each command is a module with ``add_arguments(parser)`` (its options, which the tree shows in
+``--help`` and checks) and ``main(argv)`` (what it does, also runnable as ``python -m MODULE``).
+:func:`build_parser` builds the tree; :func:`main` parses the command line with it and hands the
+command's own arguments to that module's ``main``. The modules are imported here, not at the top of
+any package, so this file sits above all of them (``apps`` is the top layer).
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-COMMANDS = {
-    "bench": ("euchre_env.bench", "measure engine and environment throughput beside OpenSpiel"),
-    "eval": ("arena.evaluate", "duplicate-deal tournament between agents"),
-    "train": (
-        "training.batched.ppo",
-        (
-            "train an agent: batched self-play PPO (--algo ppo, default), MaskablePPO (--algo sb3), "
-            "or multi-agent PPO on Ray RLlib (--backend rllib)"
-        ),
-    ),
-    "play": ("apps.play", "play a hand or a game in the terminal against bots"),
-    "serve": ("apps.serve", "play in the browser against bots; replay hand records"),
-    "dataset": (
-        "partner_lab.dataset",
-        "write labelled five-handed hands for hidden-partner inference (Parquet)",
-    ),
-    "partner-bench": (
-        "partner_lab.bench",
-        "score hidden-partner beliefs (five-handed): log-loss, calibration",
-    ),
+
+@dataclass(frozen=True)
+class Command:
+    """One leaf of the tree: its words (``("train", "sb3")``), its module, a one-line help."""
+
+    words: tuple[str, ...]
+    module: str
+    help: str
+
+
+TRAIN_ROUTES = {  # euchre train ROUTE: the learner's module
+    "ppo": ("training.batched.ppo", "batched self-play PPO on the engine (the default route)"),
+    "sb3": ("training.sb3.train", "sb3-contrib's MaskablePPO on the Gymnasium envs"),
+    "rllib": ("training.rllib.train", "multi-agent PPO on Ray RLlib (the rllib extra)"),
+}
+DEFAULT_ROUTE = "ppo"
+
+COMMANDS = (
+    Command(("bench",), "euchre_env.bench", "measure engine and environment throughput beside OpenSpiel"),
+    Command(("eval",), "arena.evaluate", "duplicate-deal matches between agents, with 95%% intervals"),
+    *(Command(("train", route), module, what) for route, (module, what) in TRAIN_ROUTES.items()),
+    Command(("analyse", "phase-split"), "arena.phase_split", "an agent's edge split into bidding and play"),
+    Command(("analyse", "open-cards"), "arena.open_cards", "what seeing every card is worth against an agent"),
+    Command(("analyse", "halves"), "arena.five_handed_halves", "both halves of a five-handed match"),
+    Command(("play",), "apps.play", "play a hand or a game in the terminal against bots"),
+    Command(("serve",), "apps.serve", "play in the browser against bots; replay hand records"),
+    Command(("dataset",), "partner_lab.dataset", "write labelled five-handed hands (hidden-partner data, Parquet)"),
+    Command(("partner-bench",), "partner_lab.bench", "score hidden-partner beliefs: log-loss, calibration"),
+)
+GROUPS = {
+    "train": "train an agent: euchre train [ppo|sb3|rllib] (ppo when no route is named)",
+    "analyse": "yardsticks: where an agent's edge comes from",
 }
 
-# euchre train [--backend local] --algo NAME, or --backend rllib: the trainer's module (its --help lists its options).
-ALGOS = {"ppo": "training.batched.ppo", "sb3": "training.sb3.train"}
-BACKENDS = ("local", "rllib")
-RLLIB = "training.rllib.train"
+
+def version() -> str:
+    """The installed version of euchre-env (``unknown`` when run from a source tree that is not installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("euchre-env")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole tree. A parsed command line has ``command`` (its :class:`Command`) set."""
+    top = argparse.ArgumentParser(
+        prog="euchre", description="Euchre as a reinforcement-learning benchmark.",
+        epilog="euchre COMMAND --help lists a command's options.",
+    )  # fmt: skip
+    top.add_argument("--version", action="version", version=f"euchre-env {version()}")
+    subs = top.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    groups: dict[str, argparse._SubParsersAction] = {}
+    for cmd in COMMANDS:
+        parent = subs
+        if len(cmd.words) == 2:
+            group = cmd.words[0]
+            if group not in groups:
+                p = subs.add_parser(group, help=GROUPS[group], description=GROUPS[group])
+                groups[group] = p.add_subparsers(title="routes" if group == "train" else "yardsticks",
+                                                 metavar="NAME", required=True)  # fmt: skip
+            parent = groups[group]
+        module = importlib.import_module(cmd.module)
+        doc = (module.__doc__ or cmd.help).strip().split("\n\n")[0].replace("``", "")  # plain text, not reST
+        parser = parent.add_parser(cmd.words[-1], help=cmd.help, description=doc,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+        if cmd.words[0] == "train":
+            route = parser.add_argument_group("route (the same as naming it: euchre train sb3, euchre train rllib)")
+            route.add_argument("--algo", choices=["ppo", "sb3"], help="the local trainer (default ppo)")
+            route.add_argument("--backend", choices=["local", "rllib"], help="where it runs (default local)")
+        module.add_arguments(parser)
+        parser.set_defaults(command=cmd)
+    return top
+
+
+def route_words(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``euchre train``'s route as its second word: ``train --algo sb3 ...`` (and ``train
+    --backend rllib ...``, the older spellings) become ``train sb3 ...``, and ``train ...`` without a route
+    ``train ppo ...``. Other command lines are returned unchanged.
+
+    Raises:
+        ValueError: ``--algo``/``--backend`` that disagree with each other or with a named route.
+    """
+    argv = list(argv)
+    if not argv or argv[0] != "train":
+        return argv
+    named = argv[1] if len(argv) > 1 and argv[1] in TRAIN_ROUTES else None
+    rest = argv[2:] if named else argv[1:]
+    algo, rest = _pop_option(rest, "--algo")
+    backend, rest = _pop_option(rest, "--backend")
+    if algo is not None and algo not in ("ppo", "sb3"):
+        raise ValueError(f"--algo must be one of ['ppo', 'sb3'], got {algo!r}")
+    if backend is not None and backend not in ("local", "rllib"):
+        raise ValueError(f"--backend must be one of ['local', 'rllib'], got {backend!r}")
+    if backend == "rllib" and algo is not None:
+        raise ValueError("--algo chooses a local trainer; --backend rllib always runs RLlib's PPO")
+    implied = "rllib" if backend == "rllib" else algo
+    if named and implied and implied != named:
+        given = "--backend rllib" if implied == "rllib" else f"--algo {implied}"
+        raise ValueError(f"euchre train {named} cannot take {given}")
+    return ["train", named or implied or DEFAULT_ROUTE, *rest]
 
 
 def _pop_option(args: list[str], option: str) -> tuple[str | None, list[str]]:
@@ -54,46 +139,16 @@ def _pop_option(args: list[str], option: str) -> tuple[str | None, list[str]]:
     return value, rest
 
 
-def _trainer(args: list[str]) -> tuple[str, list[str]]:
-    """The module of ``euchre train``'s ``--backend``/``--algo`` and the remaining arguments.
-
-    Raises:
-        ValueError: an unknown backend or algorithm, or ``--algo`` with ``--backend rllib``.
-    """
-    backend, rest = _pop_option(args, "--backend")
-    algo, rest = _pop_option(rest, "--algo")
-    if backend is not None and backend not in BACKENDS:
-        raise ValueError(f"--backend must be one of {list(BACKENDS)}, got {backend!r}")
-    if backend == "rllib":
-        if algo is not None:
-            raise ValueError("--algo chooses a local trainer; --backend rllib always runs RLlib's PPO")
-        return RLLIB, rest
-    algo = "ppo" if algo is None else algo
-    if algo not in ALGOS:
-        raise ValueError(f"--algo must be one of {list(ALGOS)}, got {algo!r}")
-    return ALGOS[algo], rest
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Dispatch ``euchre <command> [args...]``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help") or args[0] not in COMMANDS:
-        print("usage: euchre <command> [options]   (euchre <command> --help for its options)\n")
-        for name, (_, what) in COMMANDS.items():
-            print(f"  {name:6s} {what}")
-        if args and args[0] not in ("-h", "--help"):
-            print(f"\neuchre: unknown command {args[0]!r}", file=sys.stderr)
-            return 2
-        return 0
-    name, rest = COMMANDS[args[0]][0], args[1:]
-    if args[0] == "train":
-        try:
-            name, rest = _trainer(rest)
-        except ValueError as err:
-            print(f"euchre train: error: {err}", file=sys.stderr)
-            return 2
-    module = importlib.import_module(name)
-    result = module.main(rest)
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``euchre COMMAND ...``; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        argv = route_words(argv)
+    except ValueError as err:
+        parser.exit(2, f"euchre train: error: {err}\n")
+    cmd = parser.parse_args(argv).command  # --help, --version and bad options end here
+    result = importlib.import_module(cmd.module).main(argv[len(cmd.words) :])
     return result if isinstance(result, int) else 0
 
 

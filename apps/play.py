@@ -40,6 +40,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -551,10 +552,8 @@ def play(
     return totals
 
 
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="euchre play", description="Play Euchre in the terminal against bots."
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre play``."""
     parser.add_argument("--variant", default="four_handed", choices=sorted(PRESETS), help="rules preset")
     parser.add_argument(
         "--seat", type=int, default=0, help="your seat (0 .. players-1; -1 to watch bots play)"
@@ -572,7 +571,19 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--ascii", action="store_true",
                         help="write suits as letters (9H) instead of symbols (9♥); automatic when the "
                         "terminal cannot print the symbols")  # fmt: skip
-    return parser.parse_args(argv)
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="euchre play", description="Play Euchre in the terminal against bots.")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    if args.record is not None:
+        record = Path(args.record)
+        if record.is_dir():
+            parser.error(f"--record {args.record!r} is a folder; it takes a file (hand records, JSON Lines)")
+        if not record.parent.is_dir():
+            parser.error(f"--record {args.record!r}: its folder {str(record.parent)!r} does not exist")
+    return args
 
 
 def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:

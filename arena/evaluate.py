@@ -415,10 +415,8 @@ def _progress_bar(total: int, enabled: bool) -> object | None:
     return tqdm(total=total, unit="table", desc="evaluate")
 
 
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="euchre eval", description="Duplicate-deal evaluation of Euchre agents."
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre eval``."""
     parser.add_argument("--variant", default="four_handed", choices=sorted(PRESETS), help="rules preset")
     from agents import agent_names
 
@@ -438,6 +436,11 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--records", default=None, metavar="DIR",
                         help="also write every hand played as hand records (euchre_env.records), one JSON Lines "
                         "file per match in DIR; replay them with euchre serve")  # fmt: skip
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="euchre eval", description="Duplicate-deal evaluation of Euchre agents.")
+    add_arguments(parser)
     args = parser.parse_args(argv)
     if len(args.agents) < 2 or len(set(args.agents)) != len(args.agents):
         parser.error(f"--agents needs at least two different agent names, got {args.agents}")

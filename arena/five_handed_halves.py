@@ -7,7 +7,7 @@ among heuristics, in raw points and in relative points (a seat's points minus
 its table's mean), with how often the single seat is the maker. It shows where
 raw points per hand mislead (``docs/training.md``, five-handed)::
 
-    python -m arena.five_handed_halves model:five_handed --deals 1000 --seed 5
+    euchre analyse halves model:five_handed --deals 1000 --seed 5
 """
 
 from __future__ import annotations
@@ -60,12 +60,17 @@ def halves(agent: str, num_deals: int, seed: int) -> dict[str, dict[str, Stat | 
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI: print both halves of ``AGENT``'s match against the heuristic."""
-    parser = argparse.ArgumentParser(prog="python -m arena.five_handed_halves", description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre analyse halves``."""
     parser.add_argument("agent", help="an agent name, e.g. model:five_handed or model:runs/x/model.safetensors")
     parser.add_argument("--deals", type=int, default=1000, help="deals (at least 2)")
     parser.add_argument("--seed", type=int, default=5, help="makes the deals")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI: print both halves of ``AGENT``'s match against the heuristic."""
+    parser = argparse.ArgumentParser(prog="euchre analyse halves", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
     args = parser.parse_args(argv)
     if args.deals < 2:
         parser.error(f"--deals must be at least 2, got {args.deals}")

@@ -1,4 +1,4 @@
-"""``python -m arena.open_cards``: what seeing every card is worth against an agent.
+"""``euchre analyse open-cards``: what seeing every card is worth against an agent.
 
 An *open-card* player is the search agent (:class:`agents.determinized.DeterminizedAgent`)
 whose one searched world is the real deal: at each of its decisions it tries every
@@ -13,7 +13,7 @@ heuristic's choice elsewhere.
 
 Example::
 
-    python -m arena.open_cards --variant four_handed --phases play --deals 2000 --seed 500
+    euchre analyse open-cards --variant four_handed --phases play --deals 2000 --seed 500
 """
 
 from __future__ import annotations
@@ -125,14 +125,20 @@ def _play(rules: RulesConfig, cheat: OpenCardSearch, other: Policy, deal_seeds: 
     return s.last_points.reshape(deal_seeds.size, r, p).astype(np.float64)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m arena.open_cards", description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre analyse open-cards``."""
     parser.add_argument("--variant", default="four_handed", choices=sorted(PRESETS))
     parser.add_argument("--phases", default="all", choices=sorted(PHASES), help="where the open-card player searches")
     parser.add_argument("--opponent", default="heuristic", help="agent name of the other side")
     parser.add_argument("--deals", type=int, default=2000, help="duplicate deals (at least 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of every random draw")
     parser.add_argument("--exact-tricks", type=int, default=2, help="last tricks solved exactly (0..5)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI entry point (``euchre analyse open-cards``)."""
+    parser = argparse.ArgumentParser(prog="euchre analyse open-cards", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
     args = parser.parse_args(argv)
     if args.deals < 2:
         parser.error(f"--deals must be at least 2, got {args.deals}")

@@ -7,7 +7,7 @@ heuristic's card play; the heuristic's bidding with its card play
 heuristic in points per hand and in relative points (a seat's points minus its
 table's mean; four-handed the two are the same), with 95% intervals::
 
-    python -m arena.phase_split model:four_handed --variant four_handed --deals 10000 --seed 500
+    euchre analyse phase-split model:four_handed --variant four_handed --deals 10000 --seed 500
 """
 
 from __future__ import annotations
@@ -34,13 +34,18 @@ def phase_split(agent: str, variant: str, num_deals: int, seed: int) -> dict[str
             for row, x in zip(ROWS, crossed, strict=True)}  # fmt: skip
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI: print the three rows for ``AGENT``."""
-    parser = argparse.ArgumentParser(prog="python -m arena.phase_split", description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre analyse phase-split``."""
     parser.add_argument("agent", help="an agent name, e.g. model:four_handed or model:runs/x/model.safetensors")
     parser.add_argument("--variant", default="four_handed", choices=["four_handed", "five_handed"])
     parser.add_argument("--deals", type=int, default=2000, help="deals per match (at least 2)")
     parser.add_argument("--seed", type=int, default=500, help="makes the deals")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI: print the three rows for ``AGENT``."""
+    parser = argparse.ArgumentParser(prog="euchre analyse phase-split", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
     args = parser.parse_args(argv)
     if args.deals < 2:
         parser.error(f"--deals must be at least 2, got {args.deals}")

@@ -16,6 +16,7 @@ import json
 import platform
 import random
 import time
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
@@ -253,15 +254,28 @@ def bench_engine(seconds: float, repeats: int, batch_sizes: tuple[int, ...] = BA
     return results
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    """``euchre bench``: print and return the figures."""
-    ap = argparse.ArgumentParser(prog="euchre bench", description=__doc__.split("\n")[0])
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options of ``euchre bench``."""
     ap.add_argument("--seconds", type=float, default=1.0, help="length of each timed window")
     ap.add_argument("--repeats", type=int, default=3, help="timed windows per figure (best is kept)")
     ap.add_argument("--batch-sizes", type=int, nargs="+", default=list(BATCH_SIZES))
-    ap.add_argument("--json", type=str, default=None, help="also write the figures to this file")
+    ap.add_argument("--out", "--json", dest="json", type=str, default=None,
+                    help="also write the figures to this JSON file")  # fmt: skip
+    ap.add_argument("--overwrite", action="store_true", help="replace the file at --out")
     ap.add_argument("--engine-only", action="store_true", help="skip the environment figures")
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """``euchre bench``: print and return the figures."""
+    ap = argparse.ArgumentParser(prog="euchre bench", description=__doc__.split("\n")[0])
+    add_arguments(ap)
     args = ap.parse_args(argv)
+    if args.json is not None:
+        target = Path(args.json)
+        if target.is_dir():
+            ap.error(f"--out {args.json!r} is a folder; it takes a JSON file")
+        if target.exists() and not args.overwrite:
+            ap.error(f"--out {args.json!r} exists: pass --overwrite to replace it")
     if not args.seconds > 0 or args.repeats < 1 or min(args.batch_sizes, default=0) < 1:
         ap.error(
             f"--seconds must be positive, --repeats and every --batch-sizes at least 1, got {args.seconds}, "

@@ -277,12 +277,15 @@ def plot_calibration(cal: dict[str, list[dict[str, float]]], path: Path) -> None
     tmp.replace(path)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI entry point (``euchre partner-bench``)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(prog="euchre partner-bench", description=__doc__.split("\n\n")[0])
+OUTPUTS = ("partner_bench.json", "partner_bench.md", "calibration.png", "partner_classifier.safetensors", "train_data")
+"""What a run writes into --out."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre partner-bench``."""
     parser.add_argument("--out", required=True, help="report folder")
-    parser.add_argument("--hands", type=int, default=400, help="hands to score on (default 400)")
+    parser.add_argument("--overwrite", action="store_true", help="replace a report already in --out")
+    parser.add_argument("--hands", "--deals", dest="hands", type=int, default=400, help="hands to score on (default 400)")
     parser.add_argument("--agents", default="heuristic", help="who plays: heuristic (default), random or "
                         "model:PATH")  # fmt: skip
     parser.add_argument("--worlds", type=int, default=256, help="worlds per view of the policy beliefs")
@@ -292,7 +295,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--classifier", default="", help="a trained classifier file instead of training one")
     parser.add_argument("--seed", type=int, default=0, help="seed (the training hands use seed + 1)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+
+
+def check_out(out: str, overwrite: bool) -> None:
+    """Refuse an ``--out`` that is a file, or a folder holding a report, unless ``overwrite``.
+
+    Raises:
+        ValueError: naming ``--out`` and what is in the way.
+    """
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--out {out!r} is a file, not a folder")
+    taken = [name for name in OUTPUTS if (folder / name).exists()]
+    if taken and not overwrite:
+        raise ValueError(f"--out {out!r} already holds {', '.join(taken)}: pass --overwrite to replace them")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI entry point (``euchre partner-bench``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="euchre partner-bench", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
     args = parser.parse_args(argv)
+    try:
+        check_out(args.out, args.overwrite)
+    except ValueError as err:
+        parser.error(str(err))
     for name in ("hands", "worlds", "train_hands", "threads"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")

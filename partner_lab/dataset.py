@@ -203,6 +203,8 @@ def write_dataset(
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     n_shards = -(-int(hands) // int(shard_hands))
     todo = list(range(n_shards)) if shards is None else sorted({int(k) for k in shards})
+    if not todo:
+        raise ValueError("shards must name at least one shard (None: all of them), got none")
     bad = [k for k in todo if not 0 <= k < n_shards]
     if bad:
         raise ValueError(
@@ -325,18 +327,19 @@ def _parse_shards(spec: str) -> list[int] | None:
     for part in spec.split(","):
         lo, sep, hi = part.strip().partition("-")
         try:
-            out.extend(range(int(lo), int(hi) + 1) if sep else [int(lo)])
+            low, high = int(lo), int(hi if sep else lo)
         except ValueError:
             raise ValueError(f"--shards must look like '0-3,7', got {spec!r}") from None
+        if low < 0 or high < low:
+            raise ValueError(f"--shards: {part.strip()!r} in {spec!r} is not a range low-high of shards >= 0")
+        out.extend(range(low, high + 1))
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI entry point (``euchre dataset``)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(prog="euchre dataset", description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre dataset``."""
     parser.add_argument("--out", required=True, help="dataset folder")
-    parser.add_argument("--hands", type=int, default=10000, help="hands to play (default 10000)")
+    parser.add_argument("--hands", "--deals", dest="hands", type=int, default=10000, help="hands to play (default 10000)")
     parser.add_argument("--agents", default="heuristic", help="agent mix with weights, each seat drawn from it "
                         "per table (default 'heuristic'), e.g. 'heuristic=3,random=1'")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default 0)")
@@ -344,10 +347,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shards", default="", help="only these shards, e.g. '0-3,7' (default all)")
     parser.add_argument("--overwrite", action="store_true", help="replace a dataset already in --out")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI entry point (``euchre dataset``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="euchre dataset", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
     args = parser.parse_args(argv)
     try:
         mix = parse_mix(args.agents)
-        folder = write_dataset(args.out, mix, args.hands, args.shard_hands, args.seed, _parse_shards(args.shards),
+        shards = _parse_shards(args.shards)
+        folder = write_dataset(args.out, mix, args.hands, args.shard_hands, args.seed, shards,
                                args.overwrite, command="euchre dataset " + shlex.join(argv),
                                progress=args.progress)  # fmt: skip
     except ValueError as err:

@@ -12,11 +12,20 @@ def dataclass_parser(
     cls: type, help_text: Mapping[str, str], prog: str, description: str,
     choices: Mapping[str, Sequence[str]] | None = None, epilog: str | None = None,
 ) -> argparse.ArgumentParser:  # fmt: skip
-    """A parser with one ``--kebab-case`` option per field of ``cls`` (bools as ``--x/--no-x``).
+    """A parser with one ``--kebab-case`` option per field of ``cls`` (:func:`add_dataclass_options`)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog)
+    add_dataclass_options(parser, cls, help_text, choices)
+    return parser
+
+
+def add_dataclass_options(
+    parser: argparse.ArgumentParser, cls: type, help_text: Mapping[str, str],
+    choices: Mapping[str, Sequence[str]] | None = None,
+) -> None:  # fmt: skip
+    """Add one ``--kebab-case`` option per field of ``cls`` to ``parser`` (bools as ``--x/--no-x``).
 
     Every field needs an entry in ``help_text``; ``choices`` restricts string fields.
     """
-    parser = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog)
     for f in dataclasses.fields(cls):
         flag = "--" + f.name.replace("_", "-")
         if f.type == "bool":
@@ -29,7 +38,6 @@ def dataclass_parser(
         parser.add_argument(
             flag, type=kind, default=f.default, help=f"{help_text[f.name]} (default: {f.default})", **extra
         )
-    return parser
 
 
 def check_ranges(

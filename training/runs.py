@@ -100,8 +100,13 @@ def prepare_run_dir(args: Any) -> Path:
     """The run folder: ``--resume``'s, ``--out`` (empty, or ``--overwrite``), or a new generated one."""
     if args.resume:
         path = Path(args.resume)
+        if not path.is_dir():
+            raise ValueError(f"--resume {args.resume!r}: no such run folder")
         if not (path / CHECKPOINT).is_file():
-            raise ValueError(f"--resume {args.resume!r}: no {CHECKPOINT} in that folder")
+            raise ValueError(
+                f"--resume {args.resume!r}: no {CHECKPOINT} in that folder, so nothing to continue (the run "
+                f"stopped before its first checkpoint); start it again with --out {args.resume!r} --overwrite"
+            )
         return path
     path = (
         Path(args.out)
@@ -111,10 +116,8 @@ def prepare_run_dir(args: Any) -> Path:
     if path.exists() and not path.is_dir():
         raise ValueError(f"--out {str(path)!r} is a file, not a folder")
     if path.is_dir() and any(path.iterdir()) and not args.overwrite:
-        raise ValueError(
-            f"--out {str(path)!r} is not empty: pass --overwrite to replace its files or --resume {str(path)!r} "
-            "to continue its run"
-        )
+        resume = f" or --resume {str(path)!r} to continue its run" if (path / CHECKPOINT).is_file() else ""
+        raise ValueError(f"--out {str(path)!r} is not empty: pass --overwrite to replace its files{resume}")
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -1,4 +1,4 @@
-"""Batched self-play PPO on the engine (``euchre train``, the default ``--algo ppo``).
+"""Batched self-play PPO on the engine (``euchre train``, the default route ``euchre train ppo``).
 
 One file, CleanRL style: every setting is a field of :class:`Args` and a
 command-line option (``euchre train --help``). Each iteration
@@ -45,6 +45,7 @@ Example::
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import os
@@ -61,7 +62,7 @@ import numpy as np
 from euchre_env.actions import NUM_ACTIONS
 from euchre_env.encoding import CARD_SLOTS, obs_layout
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
-from training.options import check_ranges, dataclass_parser, layer_sizes
+from training.options import add_dataclass_options, check_ranges, dataclass_parser, layer_sizes
 from training.runs import (
     CHECKPOINT,
     Progress,
@@ -216,10 +217,15 @@ CHOICES = {
 }
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre train [ppo]``: one per field of :class:`Args`."""
+    add_dataclass_options(parser, Args, HELP, CHOICES)
+
+
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """``Args`` from the command line; a bad value exits with status 2 and a one-line message."""
     parser = dataclass_parser(Args, HELP, "euchre train", __doc__.split("\n\n")[0], CHOICES,
-                              epilog="euchre train --algo sb3 trains MaskablePPO instead (its own --help).")  # fmt: skip
+                              epilog="euchre train sb3 and euchre train rllib are the other routes (their own --help).")  # fmt: skip
     args = Args(**vars(parser.parse_args(argv)))
     try:
         check_args(args)

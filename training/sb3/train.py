@@ -1,4 +1,4 @@
-"""Train a MaskablePPO Euchre agent (``euchre train``, ``python -m training.sb3.train``).
+"""Train a MaskablePPO Euchre agent (``euchre train sb3``, ``python -m training.sb3.train``).
 
 One file, CleanRL style: every setting is a field of :class:`Args` and a
 command-line option (``--help`` lists them). The learner plays one seat
@@ -28,7 +28,7 @@ The run folder (``--out DIR`` exactly, else
 
 Example::
 
-    python -m training.sb3.train --variant four_handed --out runs/demo
+    euchre train sb3 --variant four_handed --out runs/demo
     euchre eval --variant four_handed --agents model:runs/demo/model.safetensors heuristic random --deals 2000
 
 The defaults train for about ten minutes on two CPU cores. Ctrl-C (or SIGTERM)
@@ -47,6 +47,7 @@ stops there (no PPO). An earlier five-handed shipped model was made so (docs/fiv
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
 import time
@@ -59,7 +60,7 @@ import numpy as np
 
 from euchre_env.rules import PRESETS, make_rules
 from training.sb3.envs import ENV_KINDS, make_train_env
-from training.options import check_ranges, dataclass_parser
+from training.options import add_dataclass_options, check_ranges, dataclass_parser
 from training.runs import StopFlag, write_json
 
 HELP = {
@@ -171,11 +172,18 @@ class Args:
     device: str = "cpu"
 
 
+CHOICES = {"variant": sorted(PRESETS), "activation": ["tanh", "relu"], "opponent_seats": ["mixed", "all"],
+           "env": list(ENV_KINDS), "imitate_q_reward": ["own", "zero_sum", "relative"]}  # fmt: skip
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre train sb3``: one per field of :class:`Args`."""
+    add_dataclass_options(parser, Args, HELP, CHOICES)
+
+
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """``Args`` from the command line (``--total-timesteps 1000``, ``--no-progress``, ...)."""
-    choices = {"variant": sorted(PRESETS), "activation": ["tanh", "relu"], "opponent_seats": ["mixed", "all"],
-               "env": list(ENV_KINDS), "imitate_q_reward": ["own", "zero_sum", "relative"]}  # fmt: skip
-    parser = dataclass_parser(Args, HELP, "euchre train --algo sb3", __doc__.split("\n\n")[0], choices)
+    parser = dataclass_parser(Args, HELP, "euchre train sb3", __doc__.split("\n\n")[0], CHOICES)
     args = Args(**vars(parser.parse_args(argv)))
     if args.total_timesteps < 0 or (args.total_timesteps == 0 and not (args.imitate or args.init_model)):
         parser.error("--total-timesteps must be at least 1 (0 only with --imitate or --init-model: no PPO)")
