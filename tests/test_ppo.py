@@ -24,9 +24,10 @@ torch = pytest.importorskip("torch")
 
 from agents import make_agent
 from agents.neural import load_policy
-from euchre_env import engine, make_rules
-from training.batched import ppo
 from arena.evaluate import evaluate
+from euchre_env import engine, make_rules
+from euchre_env.encoding import obs_layout
+from training.batched import ppo
 from training.batched.rollout import collect, gae
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +72,7 @@ def test_rollout_chains_each_learner_seats_decisions_and_rewards_its_last(varian
     ro = collect(rules, rng.integers(0, 2**63, b, dtype=np.uint64), controllers, random_learner(rng),
                  [make_agent("heuristic", rules)], rng)  # fmt: skip
     n = len(ro)
-    assert ro.obs.shape == (n, ppo.obs_layout(rules).size) and ro.masks.shape == (n, 93)
+    assert ro.obs.shape == (n, obs_layout(rules).size) and ro.masks.shape == (n, 93)
     assert ro.masks[np.arange(n), ro.actions].all(), "a recorded action is not legal under its mask"
     assert (controllers[ro.table, ro.seat] == -1).all(), "only learner seats are recorded"
     found = chains(ro)
@@ -85,7 +86,7 @@ def test_rollout_chains_each_learner_seats_decisions_and_rewards_its_last(varian
     # one chain per (table, seat) that decided
     assert len(pairs) == len(found) == len(set(zip(ro.table.tolist(), ro.seat.tolist(), strict=True)))
     # the observation is the acting seat's: its hand piece holds the card it played
-    layout = ppo.obs_layout(rules)
+    layout = obs_layout(rules)
     plays = ro.actions < 28
     hand = ro.obs[:, layout.slice("hand")]
     assert hand[np.flatnonzero(plays), ro.actions[plays]].all()
@@ -206,7 +207,7 @@ def test_action_values_to_the_next_choice_are_the_critics_value_there(variant):
 
     rules = make_rules(variant)
     b, p = 60, rules.num_players
-    w = np.random.default_rng(10).normal(size=ppo.obs_layout(rules).size).astype(np.float32)
+    w = np.random.default_rng(10).normal(size=obs_layout(rules).size).astype(np.float32)
 
     def critic(obs, hidden):  # a different value for every position and every deal of the other hands
         return (obs.astype(np.float32) @ w + 0.01 * hidden.astype(np.float64).sum(axis=1) % 1).astype(np.float32)
@@ -500,7 +501,7 @@ def test_kill_9_at_random_points_leaves_whole_files_and_resume_reaches_the_same_
         (["--action-value-horizon", "next"], "--action-value-horizon next needs --action-values bidding or all"),
         (["--action-values", "all", "--action-value-horizon", "turn"], "invalid choice"),
         (["--variant", "six_handed"], "invalid choice"),
-        (["--resume", "/nonexistent/run"], "no checkpoint.safetensors"),
+        (["--resume", "/nonexistent/run"], "no such run folder"),
         (["--algo", "dqn"], "--algo must be one of"),
     ],
 )
@@ -716,7 +717,9 @@ def test_canonical_rollout_data_gives_the_same_log_probs_values_and_update_as_pr
 def test_auto_precision_follows_the_cpu_probe(monkeypatch, has_bf16):
     """``--precision auto`` is bf16 exactly where the CPU probe finds bfloat16 units (probe mocked both ways);
     an explicit precision is kept whatever the probe says."""
-    monkeypatch.setattr(ppo, "cpu_has_bf16", lambda: has_bf16)
+    from training.batched import precision
+
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: has_bf16)
     assert ppo.resolve_args(ppo.Args(precision="auto")).precision == ("bf16" if has_bf16 else "fp32")
     for explicit in ("fp32", "bf16"):
         assert ppo.resolve_args(ppo.Args(precision=explicit)).precision == explicit

@@ -1,0 +1,218 @@
+"""The settings of ``euchre train [ppo]``: :class:`Args` (one field, one ``--option``), their help and checks."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from euchre_env.rules import PRESETS, make_rules
+from training.batched.precision import resolve_precision
+from training.options import add_dataclass_options, check_ranges, dataclass_parser, layer_sizes
+
+# Learner decisions of a run at the default --total-decisions, by number of players: about ten minutes of
+# training with its periodic evaluations on two CPU cores without bfloat16 matrix units (float32 updates).
+DEFAULT_DECISIONS = {4: 4_000_000, 5: 3_000_000}
+
+HELP = {
+    "exp_name": "experiment name, part of the generated run folder's name",
+    "variant": "game: four_handed or five_handed",
+    "seed": "seed of the deals, the network and every random draw",
+    "out": "run folder (default: <runs-dir>/<variant>__<exp-name>__<seed>__<time>)",
+    "runs_dir": "parent of the generated run folder when --out is not given",
+    "overwrite": "allow an --out folder that is not empty (its files are replaced)",
+    "resume": "continue the run in this folder exactly where its checkpoint stopped (its args.json is used)",
+    "total_decisions": "learner decisions to train on (every seat's decisions count); 0: the variant's default, "
+    + ", ".join(f"{n:,} with {players} players" for players, n in DEFAULT_DECISIONS.items()),
+    "num_tables": "hands dealt and played at once per iteration",
+    "skip_forced": "leave the learner's forced decisions (one legal action) out of the training data and of "
+    "--total-decisions: they carry no policy gradient (about 30%% of four-handed decisions)",
+    "learning_rate": "Adam learning rate",
+    "anneal_lr": "decay the learning rate linearly to 0 over --total-decisions",
+    "minibatch_size": "decisions per gradient step",
+    "update_epochs": "passes over each iteration's decisions",
+    "gamma": "discount (an episode is one hand: 1.0)",
+    "gae_lambda": "GAE lambda along each seat's decisions",
+    "clip_coef": "PPO clipping coefficient",
+    "ent_coef": "entropy bonus coefficient",
+    "vf_coef": "value loss coefficient",
+    "max_grad_norm": "gradient clipping norm",
+    "hidden": "hidden layer sizes of the policy network, comma separated",
+    "critic_hidden": "hidden layer sizes of the value network, comma separated",
+    "activation": "hidden activation",
+    "prior": "rule-based agent the policy builds on: its choice's logit gets --prior-weight added, so training "
+    "starts from its play and learns where to depart from it ('': none; 'heuristic')",
+    "prior_weight": "logit added to the prior agent's choice",
+    "prior_weight_bidding": "logit added to the prior agent's choice at every decision but trick play (bidding, "
+    "discard, partner call, alone); -1: --prior-weight. A large value keeps the prior's bidding and learns the play",
+    "action_values": "value every legal action of some of the learner's decisions by playing the hand out once after "
+    "each from a copy of the position, and train those decisions on all their actions' values (PPO's clipped "
+    "objective in expectation over the policy) instead of the one action sampled (training.batched.rollout.action_values; "
+    "slower iterations): '' none; 'bidding' the decisions outside trick play (bids, discard, partner call, alone); "
+    "'all' the card play too",
+    "action_value_horizon": "with --action-values: 'hand' plays each copy to the end of the hand and takes the seat's "
+    "reward; 'next' plays it only until the seat next has a choice and takes the critic's value there (fewer moves "
+    "per copy)",
+    "critic": "what the value network sees: 'full' (the seat's observation and the other hands; training "
+    "only) or 'obs' (the observation alone)",
+    "suit_symmetry": "actor and critic see each deal with its trump (before trump: the upcard's suit) as the "
+    "first suit, so each hand teaches all four trump suits (agents.suit_symmetry); --no-suit-symmetry: plain "
+    "MLPs (needed to continue with --algo sb3)",
+    "sort_other_colour": "with --suit-symmetry: the two suits of the other colour than trump's (which play the same "
+    "part) are also ordered by their cards, so hands that differ only by swapping them are one input",
+    "features": "what actor and critic see besides the observation: '' nothing; 'derived': card sets worked out "
+    "from it (unseen cards, where each may be, the trick's state; euchre_env.derived)",
+    "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
+    "opponents": "opponent pool with weights, per table, e.g. 'self=1,heuristic=1,snapshots=1' "
+    "(kinds: self, snapshots, heuristic, random, search)",
+    "snapshot_every": "learner decisions between frozen snapshots of the policy added to the pool",
+    "max_snapshots": "snapshots kept in the pool (the oldest is dropped)",
+    "eval_every": "learner decisions between duplicate evaluations (0: none)",
+    "eval_deals": "deals of each periodic evaluation against the heuristic",
+    "eval_search_deals": "deals of each periodic evaluation against the search agent (0: none; slow)",
+    "final_eval_deals": "deals per match of the final evaluation against heuristic and random (0: none)",
+    "imitate": "agent whose play the policy first imitates (behaviour cloning at every seat, the critic "
+    "fitted to its returns), e.g. heuristic; '' starts from scratch",
+    "imitate_decisions": "decisions of the imitated agent to learn from (each seen once)",
+    "imitate_lr": "learning rate of the imitation phase",
+    "checkpoint_every": "iterations between checkpoints (a checkpoint is also written at the end and on Ctrl-C)",
+    "threads": "torch CPU threads",
+    "device": "torch device for the network: cpu, cuda, cuda:1, ...",
+    "precision": "arithmetic of the network's passes in the PPO update: 'fp32'; 'bf16' (autocast: bfloat16 matrix "
+    "multiplies, float32 weights, losses and rollout; about 2-3x faster updates on CPUs with AMX or AVX512-BF16 and "
+    "on GPUs that support it, slower elsewhere); 'auto' (the default): bf16 where it is fast, else fp32 (args.json "
+    "records which). Saved models are float32 either way",
+    "progress": "show a progress bar",
+}
+
+
+@dataclass
+class Args:
+    """Every setting of a run (each one a ``--kebab-case`` option)."""
+
+    exp_name: str = "ppo"
+    variant: str = "four_handed"
+    seed: int = 1
+    out: str | None = None
+    runs_dir: str = "runs"
+    overwrite: bool = False
+    resume: str = ""
+    total_decisions: int = 0
+    num_tables: int = 1024
+    skip_forced: bool = True
+    learning_rate: float = 1e-3
+    anneal_lr: bool = True
+    minibatch_size: int = 4096
+    update_epochs: int = 4
+    gamma: float = 1.0
+    gae_lambda: float = 0.9
+    clip_coef: float = 0.2
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: str = "256,256"
+    critic_hidden: str = "128,128"
+    activation: str = "relu"
+    prior: str = "heuristic"
+    prior_weight: float = 3.0
+    prior_weight_bidding: float = -1.0
+    action_values: str = ""
+    action_value_horizon: str = "hand"
+    critic: str = "full"
+    suit_symmetry: bool = True
+    sort_other_colour: bool = False
+    features: str = ""
+    zero_sum: bool = True
+    opponents: str = "heuristic=3,self=1"
+    snapshot_every: int = 1_000_000
+    max_snapshots: int = 10
+    eval_every: int = 1_000_000
+    eval_deals: int = 1000
+    eval_search_deals: int = 0
+    final_eval_deals: int = 2000
+    imitate: str = ""
+    imitate_decisions: int = 2_000_000
+    imitate_lr: float = 1e-3
+    checkpoint_every: int = 10
+    threads: int = 2
+    device: str = "cpu"
+    precision: str = "auto"
+    progress: bool = True
+
+
+CHOICES = {
+    "variant": sorted(PRESETS),
+    "activation": ["relu", "tanh"],
+    "critic": ["full", "obs"],
+    "features": ["", "derived"],
+    "prior": ["", "heuristic"],
+    "action_values": ["", "bidding", "all"],
+    "action_value_horizon": ["hand", "next"],
+    "precision": ["auto", "fp32", "bf16"],
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre train [ppo]``: one per field of :class:`Args`."""
+    add_dataclass_options(parser, Args, HELP, CHOICES)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Args:
+    """``Args`` from the command line; a bad value exits with status 2 and a one-line message."""
+    parser = dataclass_parser(Args, HELP, "euchre train", __doc__.split("\n\n")[0], CHOICES,
+                              epilog="euchre train sb3 and euchre train rllib are the other routes (their own --help).")  # fmt: skip
+    args = Args(**vars(parser.parse_args(argv)))
+    try:
+        check_args(args)
+    except ValueError as err:
+        parser.error(str(err))
+    return args
+
+
+def check_args(args: Args) -> None:
+    """Raise ``ValueError`` naming the first option out of range."""
+    check_ranges(
+        args,
+        at_least_1=("num_tables", "minibatch_size", "update_epochs", "max_snapshots",
+                    "threads", "snapshot_every", "checkpoint_every"),
+        at_least_0=("total_decisions", "eval_every", "eval_search_deals", "final_eval_deals", "seed", "ent_coef", "vf_coef"),
+        positive=("learning_rate", "max_grad_norm"),
+        intervals=(("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_coef", 0, 10)),
+    )  # fmt: skip
+    for name, value in (("eval_deals", args.eval_deals), ("final_eval_deals", args.final_eval_deals),
+                        ("eval_search_deals", args.eval_search_deals)):  # fmt: skip
+        if value == 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be 0 or at least 2, got 1")
+    if args.imitate:
+        from agents import agent_names
+
+        if args.imitate not in agent_names() or args.imitate.endswith(":..."):
+            raise ValueError(f"--imitate must be an agent name such as heuristic, got {args.imitate!r}")
+        if args.imitate_decisions < 1 or not args.imitate_lr > 0:
+            raise ValueError("--imitate-decisions must be at least 1 and --imitate-lr positive")
+    if args.prior_weight_bidding < 0 and args.prior_weight_bidding != -1:
+        raise ValueError(f"--prior-weight-bidding must be -1 (as --prior-weight) or at least 0, "
+                         f"got {args.prior_weight_bidding}")  # fmt: skip
+    if args.action_value_horizon != "hand" and not args.action_values:
+        raise ValueError(f"--action-value-horizon {args.action_value_horizon} needs --action-values bidding or all, "
+                         f"got --action-values ''")  # fmt: skip
+    if args.sort_other_colour and not args.suit_symmetry:
+        raise ValueError("--sort-other-colour needs --suit-symmetry, got --no-suit-symmetry")
+    if args.eval_deals < 2:
+        raise ValueError(f"--eval-deals must be at least 2, got {args.eval_deals}")
+    layer_sizes(args.hidden, "--hidden")
+    layer_sizes(args.critic_hidden, "--critic-hidden")
+    from training.pool import parse_pool
+
+    parse_pool(args.opponents)
+    if not (args.device == "cpu" or args.device.startswith("cuda")):
+        raise ValueError(f"--device must be cpu or cuda[:N], got {args.device!r}")
+
+
+def resolve_args(args: Args) -> Args:
+    """``args`` with its machine- and variant-dependent defaults made explicit: ``--precision auto`` and
+    ``--total-decisions 0`` (``DEFAULT_DECISIONS`` by number of players)."""
+    players = make_rules(args.variant).num_players
+    return dataclasses.replace(args, precision=resolve_precision(args.precision, args.device),
+                               total_decisions=args.total_decisions or DEFAULT_DECISIONS[players])  # fmt: skip
