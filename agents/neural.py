@@ -5,7 +5,10 @@ float32 tensors, and a JSON config in the file's metadata (key
 ``"euchre_env"``) that says how to rebuild the network from the known
 classes of this module. Loading one never runs code from the file (no
 pickle): a file with unknown keys, wrong shapes or a config of another
-format is refused with a ``ValueError`` that says what is wrong.
+format is refused with a ``ValueError`` that says what is wrong. The
+config's sizes are checked (integers up to ``MAX_LAYER_SIZE``, equal to the
+shapes of the file's tensors, read without loading them) before any network
+is built, so a file cannot make loading allocate more than it holds.
 
 The config (``PolicyConfig.to_json``)::
 
@@ -75,6 +78,11 @@ ACTIVATIONS = ("relu", "tanh")
 FEATURES = ("", "derived")  # what a network sees besides the observation (network_input)
 PRIORS = ("heuristic",)  # agents a policy may build on (rule-based, deterministic, observation-only)
 _SETTINGS = ("stick_the_dealer", "defend_alone", "points_to_win")
+# Limits on what a model file's config may declare, checked before any network is built: no layer (nor the
+# observation) wider than MAX_LAYER_SIZE, at most MAX_HIDDEN_LAYERS hidden layers. The config's sizes must
+# also equal the shapes of the file's tensors (check_tensor_shapes), so a network is never larger than its file.
+MAX_LAYER_SIZE = 1 << 16
+MAX_HIDDEN_LAYERS = 64
 
 
 def rules_metadata(rules: RulesConfig) -> dict[str, Any]:
@@ -131,18 +139,22 @@ class PolicyConfig:
         if d.get("version") != VERSION:
             raise ValueError(f"{source}: policy format version {d.get('version')!r} is not {VERSION}")
         hidden = d.get("hidden")
-        if not isinstance(hidden, list) or not hidden or not all(_pos_int(h) for h in hidden):
+        if not isinstance(hidden, list) or not hidden or len(hidden) > MAX_HIDDEN_LAYERS:
+            got = f"{len(hidden)} entries: {_shown(hidden)}" if isinstance(hidden, list) else _shown(hidden)
             raise ValueError(
-                f"{source}: 'hidden' must be a non-empty list of positive integers, got {hidden!r}"
+                f"{source}: 'hidden' must be a non-empty list of at most {MAX_HIDDEN_LAYERS} layer sizes, got {got}"
             )
+        for i, h in enumerate(hidden):
+            _check_size(source, f"'hidden'[{i}]", h)
         if d.get("activation") not in ACTIVATIONS:
             raise ValueError(
-                f"{source}: 'activation' must be one of {ACTIVATIONS}, got {d.get('activation')!r}"
+                f"{source}: 'activation' must be one of {ACTIVATIONS}, got {_shown(d.get('activation'))}"
             )
-        if not _pos_int(d.get("obs_size")) or d.get("num_actions") != NUM_ACTIONS:
+        _check_size(source, "'obs_size'", d.get("obs_size"))
+        if not _pos_int(d.get("num_actions")) or d.get("num_actions") != NUM_ACTIONS:
             raise ValueError(
-                f"{source}: 'obs_size' must be a positive integer and 'num_actions' {NUM_ACTIONS}, "
-                f"got {d.get('obs_size')!r} and {d.get('num_actions')!r}"
+                f"{source}: expected 'num_actions' {NUM_ACTIONS} (the action ids of euchre_env.actions), "
+                f"got {_shown(d.get('num_actions'))}"
             )
         provenance = d.get("provenance", {})
         if not isinstance(provenance, dict):
@@ -196,6 +208,82 @@ def import_torch() -> Any:
 
 def _pos_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and x > 0
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, shortened to about ``limit`` characters for error messages."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return f"an integer of more than {sys.get_int_max_str_digits()} digits"
+    return text if len(text) <= limit else f"{text[: limit - 20]}...{text[-10:]} ({len(text)} characters)"
+
+
+def _check_size(source: str, name: str, value: Any) -> None:
+    """A layer size from a config: an int from 1 to ``MAX_LAYER_SIZE``, else a ValueError naming it."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{source}: {name} must be an integer, got {_shown(value)} ({type(value).__name__})")
+    if not 1 <= value <= MAX_LAYER_SIZE:
+        raise ValueError(f"{source}: {name} must be from 1 to {MAX_LAYER_SIZE}, got {_shown(value)}")
+
+
+def expected_shapes(config: PolicyConfig) -> dict[str, tuple[int, ...]]:
+    """The tensor shapes of the actor ``config`` describes (``actor_for(config).state_dict()``), worked out
+    without building it."""
+    from euchre_env.encoding import CARD_SLOTS
+
+    extra = extra_card_sets(config.features, rules_from_metadata(config.rules))
+    sizes = [config.obs_size + CARD_SLOTS * extra, *config.hidden, config.num_actions]
+    shapes: dict[str, tuple[int, ...]] = {}
+    for i in range(len(sizes) - 1):
+        shapes[f"{2 * i}.weight"] = (sizes[i + 1], sizes[i])
+        shapes[f"{2 * i}.bias"] = (sizes[i + 1],)
+    return shapes
+
+
+def check_tensor_shapes(config: PolicyConfig, shapes: dict[str, tuple[int, ...]], source: str) -> None:
+    """Check a model file's tensor shapes (name -> shape, read without loading) against its config.
+
+    Done before the network is built, so a config that declares a bigger network than its file holds is
+    refused without allocating it.
+
+    Raises:
+        ValueError: a tensor is missing, extra or of another shape than the config's network (the
+            message names the config's sizes and the differing tensors), or an observation size that
+            a suit-symmetric or ``features`` network cannot take.
+    """
+    expected = expected_shapes(config)
+    got = {k: tuple(int(n) for n in v) for k, v in shapes.items()}
+    if expected != got:
+        missing = [k for k in expected if k not in got]
+        extra = sorted(k for k in got if k not in expected)
+        wrong = [f"{k!r} is {got[k]} in the file, {expected[k]} by the config"
+                 for k in expected if k in got and got[k] != expected[k]]  # fmt: skip
+        parts = [
+            *([f"tensors {_listed(missing)} are missing"] if missing else []),
+            *([f"tensors {_listed(extra)} are not part of it"] if extra else []),
+            *wrong[:3],
+            *([f"and {len(wrong) - 3} more differ"] if len(wrong) > 3 else []),
+        ]
+        raise ValueError(
+            f"{source}: tensors do not match the network of its config ('obs_size' {config.obs_size}, "
+            f"'hidden' {_shown(config.hidden)}, 'features' {config.features!r}, 'num_actions' "
+            f"{config.num_actions}): {'; '.join(parts)}"
+        )
+    if config.suit_symmetry or config.features:
+        rules = rules_from_metadata(config.rules)
+        size = obs_layout(rules).size
+        if config.obs_size != size:
+            raise ValueError(
+                f"{source}: 'obs_size' {config.obs_size} is not the observation size {size} of its rules "
+                f"({rules.variant}, points_to_win={rules.points_to_win}), which a network with "
+                f"'suit_symmetry' or 'features' needs"
+            )
+
+
+def _listed(names: list[str], limit: int = 6) -> str:
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return f"[{shown}{f', ... ({len(names)} in all)' if len(names) > limit else ''}]"
 
 
 def build_mlp(sizes: list[int], activation: str = "relu") -> Any:
@@ -274,12 +362,27 @@ def write_model_file(path: str | Path, module: Any, config_json: str) -> Path:
     return path
 
 
+def read_model_header(path: str | Path, what: str = "model") -> tuple[str, dict[str, tuple[int, ...]]]:
+    """``(config JSON, tensor shapes)`` of a file written by :func:`write_model_file`, loading no tensor.
+
+    Raises:
+        ValueError: the file is missing, not a safetensors file, has no config,
+            or holds tensors that are not float32.
+    """
+    return _read(path, what, load=False)  # type: ignore[return-value]
+
+
 def read_model_file(path: str | Path, what: str = "model") -> tuple[str, dict[str, Any]]:
     """``(config JSON, tensors)`` of a file written by :func:`write_model_file`; never runs code from it.
 
     Raises:
         ValueError: the file is missing, not a safetensors file, or has no config.
     """
+    return _read(path, what, load=True)
+
+
+def _read(path: str | Path, what: str, load: bool) -> tuple[str, dict[str, Any]]:
+    """The config and the tensors (``load``) or their shapes (not ``load``: nothing is loaded)."""
     import_torch()
     from safetensors import SafetensorError, safe_open
 
@@ -289,11 +392,19 @@ def read_model_file(path: str | Path, what: str = "model") -> tuple[str, dict[st
     try:
         with safe_open(str(path), framework="pt") as f:
             meta = f.metadata() or {}
-            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 (safe_open has no __iter__)
+            names = list(f.keys())
+            if load:
+                tensors = {k: f.get_tensor(k) for k in names}
+            else:
+                slices = {k: f.get_slice(k) for k in names}
+                tensors = {k: tuple(v.get_shape()) for k, v in slices.items()}
+                dtypes = {k: v.get_dtype() for k, v in slices.items()}
     except (SafetensorError, OSError, ValueError) as err:
         raise ValueError(f"{str(path)!r} is not a safetensors {what} file ({err})") from None
     if META_KEY not in meta:
         raise ValueError(f"{str(path)!r} has no {META_KEY!r} config in its metadata: not a euchre-env {what}")
+    if not load and any(d != "F32" for d in dtypes.values()):
+        raise ValueError(f"{str(path)!r}: every tensor must be float32, got {sorted(set(dtypes.values()))}")
     return meta[META_KEY], tensors
 
 
@@ -315,11 +426,17 @@ def load_policy(path: str | Path) -> tuple[Any, PolicyConfig]:
 
     Raises:
         ValueError: the file is missing, not a safetensors file, or its config
-            or tensors do not describe a policy of this library.
+            or tensors do not describe a policy of this library. The config's
+            sizes are checked against the file's tensor shapes (read without
+            loading them) before any network is built.
     """
-    text, tensors = read_model_file(path)
-    config = PolicyConfig.from_json(text, source=repr(str(path)))
-    return load_weights(actor_for(config), tensors, repr(str(path))), config
+    source = repr(str(path))
+    text, shapes = read_model_header(path)  # sizes are checked before anything is built or loaded
+    config = PolicyConfig.from_json(text, source=source)
+    check_tensor_shapes(config, shapes, source)
+    _, tensors = read_model_file(path)
+    check_tensor_shapes(config, {k: tuple(v.shape) for k, v in tensors.items()}, source)
+    return load_weights(actor_for(config), tensors, source), config
 
 
 class NeuralAgent(LogitAgent):

@@ -114,23 +114,40 @@ def resolve_model_path(name: str | Path, rules: RulesConfig | None = None) -> Pa
         rules: needed only for ``""``.
 
     Raises:
-        ValueError: nothing matches (the message lists the shipped models).
+        ValueError: nothing matches (the message lists each path tried once,
+            the accepted forms and the shipped models).
     """
     text = str(name)
     if not text:
         if rules is None:
             raise ValueError("an empty model name means the shipped model of the rules' variant: pass rules")
         text = rules.variant
-    candidates = [Path(text), *(Path(text + s) for s in MODEL_SUFFIXES)]
-    candidates += [MODELS_DIR / text, *(MODELS_DIR / f"{text}{s}" for s in MODEL_SUFFIXES)]
+    candidates = _model_candidates(text)
     for path in candidates:
         if path.is_file():
             return path
     shipped = sorted(p.name for s in MODEL_SUFFIXES for p in MODELS_DIR.glob(f"*{s}"))
+    names = sorted({Path(n).stem for n in shipped})
     raise ValueError(
-        f"no model file {text!r} (tried {[str(p) for p in candidates]}); shipped models: {shipped} "
-        f"(model files are .safetensors or stable-baselines3 .zip)"
+        f"no model file {text!r} (tried {', '.join(str(p) for p in candidates)}). A model is a path to a "
+        f".safetensors file or a stable-baselines3 .zip, such a path without its suffix, or the name of a "
+        f"shipped model ({', '.join(names) or 'none'}); shipped models: {shipped} in {MODELS_DIR}"
     )
+
+
+def _model_candidates(text: str) -> list[Path]:
+    """The distinct paths ``text`` may name, in order: as given, then with each suffix (unless it
+    already ends with one), then the same in the shipped models' folder (a bare name only)."""
+    has_suffix = Path(text).suffix.lower() in MODEL_SUFFIXES
+    spellings = [text] if has_suffix else [text, *(text + s for s in MODEL_SUFFIXES)]
+    candidates = [Path(s) for s in spellings]
+    if Path(text).name == text:  # a bare name may be a shipped model
+        candidates += [MODELS_DIR / s for s in spellings]
+    out: list[Path] = []
+    for path in candidates:
+        if path not in out:
+            out.append(path)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------

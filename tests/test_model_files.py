@@ -12,8 +12,14 @@ import base64
 import dataclasses
 import io
 import json
+import os
 import pathlib
 import pickle
+import re
+import subprocess
+import sys
+import textwrap
+import time
 import zipfile
 from pathlib import Path
 
@@ -458,3 +464,155 @@ def test_the_shipped_five_handed_model_beats_the_heuristic_outside_its_interval(
     m = result.matchups[0]
     assert m.relative.low > 0.03, f"model - heuristic relative points = {m.relative}"
     assert m.won.low > 0.05, f"games won, model - heuristic = {m.won}"
+
+
+# ---------------------------------------------------------------------------------------------- (f)
+
+
+def _tried(message: str) -> list[str]:
+    """The paths a missing-model error says it tried."""
+    found = re.search(r"\(tried (.*?)\)\. ", message)
+    assert found, f"the message does not list the paths tried: {message}"
+    return found.group(1).split(", ")
+
+
+@pytest.mark.parametrize(
+    ("name", "tried"),
+    [
+        ("nope.safetensors", ["nope.safetensors", str(MODELS_DIR / "nope.safetensors")]),
+        ("nope.zip", ["nope.zip", str(MODELS_DIR / "nope.zip")]),
+        ("nope", ["nope", "nope.safetensors", "nope.zip",
+                  *(str(MODELS_DIR / f"nope{s}") for s in ("", ".safetensors", ".zip"))]),
+        ("runs/nope.safetensors", ["runs/nope.safetensors"]),
+        ("runs/nope", ["runs/nope", "runs/nope.safetensors", "runs/nope.zip"]),
+    ],
+)  # fmt: skip
+def test_missing_model_error_lists_each_candidate_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, tried: list[str]
+) -> None:
+    """``model:nope.safetensors``: one error listing each distinct path tried once (no suffix added to a
+    name that has one), the accepted forms, and the shipped models."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError) as err:
+        make_agent(f"model:{name}", make_rules("four_handed"))
+    message = str(err.value)
+    assert message.startswith(f"no model file {name!r}"), message
+    assert _tried(message) == tried, message
+    assert ".safetensors.safetensors" not in message and ".safetensors.zip" not in message
+    assert ".zip.zip" not in message and ".zip.safetensors" not in message
+    assert "path to a .safetensors file or a stable-baselines3 .zip" in message
+    assert "without its suffix" in message and "shipped model (five_handed, four_handed)" in message
+    assert "shipped models: ['five_handed.safetensors', 'four_handed.safetensors']" in message
+
+
+def test_absolute_missing_model_path_is_tried_once(tmp_path: Path) -> None:
+    """An absolute path is looked for where it points, once, not also in the shipped models' folder."""
+    missing = tmp_path / "runs" / "model.safetensors"
+    with pytest.raises(ValueError) as err:
+        resolve_model_path(missing)
+    assert _tried(str(err.value)) == [str(missing)]
+    with pytest.raises(ValueError) as err:
+        resolve_model_path(tmp_path / "model")
+    assert _tried(str(err.value)) == [str(tmp_path / f"model{s}") for s in ("", ".safetensors", ".zip")]
+
+
+# ---------------------------------------------------------------------------------------------- (g)
+
+
+def _crafted(path: Path, tensors: dict[str, torch.Tensor] | None = None, **changes: object) -> Path:
+    """A small model file (the tensors of a 636-8-93 MLP unless given) whose config has ``changes``."""
+    save_file(_tensors() if tensors is None else tensors, str(path), metadata={META_KEY: _config(**changes)})
+    return path
+
+
+@pytest.mark.parametrize(
+    ("changes", "tensors", "message"),
+    [
+        ({"hidden": [10**6, 10**6]}, None, r"'hidden'\[0\] must be from 1 to 65536, got 1000000\b"),
+        ({"hidden": [8, 10**30]}, None, r"'hidden'\[1\] must be from 1 to 65536, got 1000000000000000000000000000000"),
+        ({"hidden": [-8]}, None, r"'hidden'\[0\] must be from 1 to 65536, got -8"),
+        ({"hidden": [0]}, None, r"'hidden'\[0\] must be from 1 to 65536, got 0"),
+        ({"hidden": ["8"]}, None, r"'hidden'\[0\] must be an integer, got '8' \(str\)"),
+        ({"hidden": [8.0]}, None, r"'hidden'\[0\] must be an integer, got 8\.0 \(float\)"),
+        ({"hidden": [True]}, None, r"'hidden'\[0\] must be an integer, got True \(bool\)"),
+        ({"hidden": [8] * 65}, None, r"'hidden' must be a non-empty list of at most 64 layer sizes, got 65 entries"),
+        ({"hidden": "8"}, None, r"'hidden' must be a non-empty list .* got '8'"),
+        ({"obs_size": 10**12}, None, r"'obs_size' must be from 1 to 65536, got 1000000000000"),
+        ({"obs_size": -636}, None, r"'obs_size' must be from 1 to 65536, got -636"),
+        ({"obs_size": "636"}, None, r"'obs_size' must be an integer, got '636' \(str\)"),
+        ({"num_actions": 93.0}, None, r"expected 'num_actions' 93 .*got 93\.0"),
+        # sizes in range that disagree with the tensors: a 636-40000-40000-93 network would take 6.5 GB
+        ({"hidden": [40000, 40000]}, None, (r"tensors do not match the network of its config \('obs_size' 636, "
+         r"'hidden' \[40000, 40000\].*'0\.weight' is \(8, 636\) in the file, \(40000, 636\) by the config")),
+        ({"hidden": [9]}, None, r"'hidden' \[9\].*'0\.weight' is \(8, 636\) in the file, \(9, 636\) by the config"),
+        ({"obs_size": 600}, None, r"'obs_size' 600.*'0\.weight' is \(8, 636\) in the file, \(8, 600\) by the config"),
+        ({"hidden": [8, 8]}, None, r"tensors \['4\.weight', '4\.bias'\] are missing"),
+        ({}, {**_tensors(), "4.weight": torch.zeros(2, 2)}, r"tensors \['4\.weight'\] are not part of it"),
+        ({"features": "derived"}, None, r"'features' 'derived'.*'0\.weight' is \(8, 636\) in the file"),
+        # a suit-symmetric network relabels observations of its rules' size: another size is refused
+        ({"obs_size": 600, "suit_symmetry": True}, _tensors(obs=600), (r"'obs_size' 600 is not the observation "
+         r"size 636 of its rules \(four_handed, points_to_win=10\)")),
+    ],
+)  # fmt: skip
+def test_config_sizes_are_checked_before_any_network_is_built(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    changes: dict[str, object],
+    tensors: dict[str, torch.Tensor] | None,
+    message: str,
+) -> None:
+    """A crafted config (huge, negative, non-integer sizes; sizes the tensors disagree with) is a quick
+    ValueError naming the file, the field and the value, raised before any torch module is built."""
+    from agents import neural
+
+    path = _crafted(tmp_path / "crafted.safetensors", tensors, **changes)
+
+    def no_build(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a network was built from an unchecked config")
+
+    monkeypatch.setattr(neural, "build_mlp", no_build)
+    monkeypatch.setattr(torch.nn, "Linear", no_build)
+    for load in (load_policy, lambda p: make_agent(f"model:{p}", make_rules("four_handed"))):
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match=message) as err:
+            load(path)
+        assert time.perf_counter() - start < 2.0, "refusing a crafted file took too long"
+        assert str(err.value).startswith(repr(str(path))), f"the message does not name the file: {err.value}"
+
+
+def test_crafted_config_allocates_no_memory(tmp_path: Path) -> None:
+    """Loading a 27 KB file whose config declares a 636-10**6-10**6-93 network (or one of 40000-wide
+    layers) raises ValueError with the process's peak memory grown by less than 200 MB."""
+    files = [
+        _crafted(tmp_path / "huge.safetensors", hidden=[10**6, 10**6]),
+        _crafted(tmp_path / "wide.safetensors", hidden=[40000, 40000]),
+    ]
+    assert all(f.stat().st_size < 40_000 for f in files)
+    script = textwrap.dedent(
+        """
+        import resource, sys
+        from agents import make_agent
+        from agents.neural import import_torch, load_policy
+        from euchre_env import make_rules
+        import_torch()
+        make_agent("model:four_handed", make_rules("four_handed"))  # every import a load makes, done
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        for path in sys.argv[1:]:
+            try:
+                load_policy(path)
+            except ValueError as err:
+                print("ValueError:", err)
+            else:
+                print("loaded", path)
+        print("grew_kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+        """
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(root)}
+    proc = subprocess.run([sys.executable, "-c", script, *map(str, files)], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert [line.startswith("ValueError:") for line in lines[:-1]] == [True, True], proc.stdout
+    grew_mb = int(lines[-1].split()[1]) / 1024
+    assert grew_mb < 200, f"peak memory grew by {grew_mb:.0f} MB refusing crafted files"
