@@ -45,6 +45,12 @@ and a refused request leaves the game exactly as it was):
   replay; ``GET /api/replays/<id>?step=k&seat=all|<seat>``: the table after
   ``k`` decisions, from one seat or with every hand shown.
 
+A request body larger than ``MAX_REQUEST_BYTES`` (1 MiB) is refused (413)
+before it is read. A body that is not valid JSON is ``malformed JSON`` (400),
+valid JSON that is not an object is told apart from it, and an error message
+quotes at most the first ``QUOTE_CHARS`` (80) characters of any value the
+request sent.
+
 Requests that change something must be JSON (``Content-Type:
 application/json``), which a page of another site cannot send to this server
 without its consent. The server has no accounts: it listens on 127.0.0.1 by
@@ -57,6 +63,7 @@ import argparse
 import contextlib
 import copy
 import dataclasses
+import json
 import secrets
 import sys
 import threading
@@ -69,6 +76,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from apps.play import Narrator, card_text, phase_words
 from euchre_env import actions, cards, engine
 from euchre_env.actions import Phase
 from euchre_env.encoding import encode
@@ -77,7 +85,6 @@ from euchre_env.render import TableView, agent_name, table_view
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
 from euchre_env.types import Policy
-from apps.play import Narrator, card_text, phase_words
 
 __all__ = ["ApiError", "Game", "Replay", "ServeConfig", "create_app", "main"]
 
@@ -88,6 +95,15 @@ MAX_REPLAYS = 64
 MAX_LOG = 400  # lines of the hand's story kept per game
 SHIPPED_MODELS = ("model:four_handed", "model:five_handed")
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+MAX_REQUEST_BYTES = 1 << 20  # 1 MiB: the largest request body accepted (a hand record is about 5 KB)
+TOO_LARGE = (  # the 413 error: it says nothing of the request
+    f"the request body is too large: this server accepts at most {MAX_REQUEST_BYTES} bytes "
+    f"({MAX_REQUEST_BYTES / 2**20:g} MiB)"
+)
+QUOTE_CHARS = 80  # an error message quotes at most this much of a value the request sent
+# An error message is never longer than this: a backstop for messages of the library's checks (a hand
+# record's), which quote values shortly but may list a request's keys whole. The server's own stay under.
+MAX_ERROR_CHARS = 500
 
 
 class ApiError(Exception):
@@ -548,23 +564,71 @@ class Replay:
 # --- request checks ---------------------------------------------------------------------------------
 
 
+def _quote(value: Any) -> str:
+    """``repr(value)`` for an error message, cut to its first ``QUOTE_CHARS`` characters.
+
+    A cut quote ends with ``...`` and says how long the whole was, so a message never echoes a large
+    value back (a request may send up to ``MAX_REQUEST_BYTES``, a URL or a header more).
+    """
+    if isinstance(value, str):  # cut before repr: a long string is not copied whole
+        if len(value) <= QUOTE_CHARS:
+            return repr(value)
+        return f"{value[:QUOTE_CHARS]!r}... ({len(value)} characters)"
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = f"<a {type(value).__name__} nested too deeply>"
+    if len(text) <= QUOTE_CHARS:
+        return text
+    return f"{text[:QUOTE_CHARS]}... (a {type(value).__name__} of {len(text)} characters)"
+
+
+def _clip(message: str, limit: int) -> str:
+    """``message`` cut to ``limit`` characters (``...`` marks a cut)."""
+    return message if len(message) <= limit else message[: limit - 3] + "..."
+
+
+_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+               float: "a number", type(None): "null"}  # fmt: skip
+
+
 def _body(request: Any, keys: Sequence[str], required: Sequence[str]) -> dict[str, Any]:
-    """The request's JSON object, with only ``keys`` and every one of ``required``."""
+    """The request's JSON object, with only ``keys`` and every one of ``required``.
+
+    Raises:
+        ApiError: 415 not JSON by its Content-Type; 400 malformed JSON (the body does not parse),
+            JSON that is not an object, unknown or missing keys; 413 a body over
+            ``MAX_REQUEST_BYTES`` (with its length declared, Werkzeug refuses it as it is read).
+    """
     if not request.is_json:
         raise ApiError(415, "the request body must be JSON (Content-Type: application/json)")
-    body = request.get_json(silent=True)
+    data = request.get_data(cache=True)  # a declared length over MAX_CONTENT_LENGTH raises 413
+    if request.content_length is None and len(data) >= MAX_REQUEST_BYTES:
+        # A chunked body (no length declared) is read up to the limit and silently cut there.
+        raise ApiError(413, TOO_LARGE)
+    try:
+        body = json.loads(data)
+    except RecursionError:
+        raise ApiError(400, "malformed JSON in the request body: nested too deeply") from None
+    except ValueError as err:  # JSONDecodeError, UnicodeDecodeError: positions, no text of the body
+        raise ApiError(
+            400, f"malformed JSON in the request body: {_clip(str(err), 2 * QUOTE_CHARS)}"
+        ) from None
     if not isinstance(body, dict):
-        raise ApiError(400, "the request body must be a JSON object")
+        kind = _JSON_TYPES.get(type(body), type(body).__name__)
+        raise ApiError(400, f"the request body must be a JSON object, got {kind}")
     unknown = sorted(str(k) for k in set(body) - set(keys))
     missing = sorted(set(required) - set(body))
     if unknown or missing:
-        raise ApiError(400, f"unknown keys {unknown}, missing keys {missing}; expected keys {list(keys)}")
+        raise ApiError(
+            400, f"unknown keys {_quote(unknown)}, missing keys {missing}; expected keys {list(keys)}"
+        )
     return body
 
 
 def _int(value: Any, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ApiError(400, f"{what} must be an integer in {low}..{high}, got {value!r}")
+        raise ApiError(400, f"{what} must be an integer in {low}..{high}, got {_quote(value)}")
     return value
 
 
@@ -578,7 +642,7 @@ class _Store:
     def get(self, key: str) -> Any:
         if key not in self.items:
             raise ApiError(
-                404, f"no {self.what} {key!r} on this server (they live in its memory: start a new one)"
+                404, f"no {self.what} {_quote(key)} on this server (they live in its memory: start a new one)"
             )
         return self.items[key]
 
@@ -595,10 +659,11 @@ def create_app(config: ServeConfig | None = None) -> Any:
         ImportError: Flask is not installed (``pip install -e ".[web]"``).
     """
     from flask import Flask, Response, jsonify, request, send_from_directory
-    from werkzeug.exceptions import HTTPException
+    from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
     config = config or ServeConfig()
     app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES  # reading a larger body raises 413
     app.json.ensure_ascii = False  # the suit symbols as they are
     app.json.sort_keys = False
     lock = threading.Lock()
@@ -609,11 +674,15 @@ def create_app(config: ServeConfig | None = None) -> Any:
 
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError) -> Any:
-        return jsonify(error=err.message), err.status
+        return jsonify(error=_clip(err.message, MAX_ERROR_CHARS)), err.status
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def _too_large(err: RequestEntityTooLarge) -> Any:
+        return jsonify(error=TOO_LARGE), 413
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> Any:
-        return jsonify(error=f"{err.code} {err.name}: {err.description}"), err.code
+        return jsonify(error=_clip(f"{err.code} {err.name}: {err.description}", MAX_ERROR_CHARS)), err.code
 
     @app.before_request
     def _check_host() -> None:
@@ -621,7 +690,16 @@ def create_app(config: ServeConfig | None = None) -> Any:
             return
         name = urlsplit("//" + request.host).hostname or ""
         if name not in config.hosts:
-            raise ApiError(403, f"requests must be addressed to {list(config.hosts)}, not {request.host!r}")
+            raise ApiError(
+                403, f"requests must be addressed to {list(config.hosts)}, not {_quote(request.host)}"
+            )
+
+    @app.before_request
+    def _check_size() -> None:
+        # A declared length over the limit is refused on every route, before anything reads the body
+        # (a chunked body without one is cut off by MAX_CONTENT_LENGTH when it is read).
+        if request.content_length is not None and request.content_length > MAX_REQUEST_BYTES:
+            raise ApiError(413, TOO_LARGE)
 
     @app.after_request
     def _no_cache(response: Any) -> Any:
@@ -648,7 +726,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
         from agents import make_agent
 
         if name not in allowed:
-            raise ApiError(400, f"agent {name!r} is not offered by this server; choose from {allowed}")
+            raise ApiError(400, f"agent {_quote(name)} is not offered by this server; choose from {allowed}")
         key = (name, rules)
         if key not in policies:
             try:
@@ -663,10 +741,10 @@ def create_app(config: ServeConfig | None = None) -> Any:
         body = _body(request, keys, ())
         variant = body.get("variant", config.variant)
         if variant not in PRESETS:
-            raise ApiError(400, f"variant must be one of {sorted(PRESETS)}, got {variant!r}")
+            raise ApiError(400, f"variant must be one of {sorted(PRESETS)}, got {_quote(variant)}")
         episode = body.get("episode", config.episode)
         if episode not in ("hand", "game"):
-            raise ApiError(400, f"episode must be 'hand' or 'game', got {episode!r}")
+            raise ApiError(400, f"episode must be 'hand' or 'game', got {_quote(episode)}")
         settings: dict[str, Any] = {"episode": episode}
         ptw = body.get("points_to_win", config.points_to_win)
         if ptw is not None:
@@ -679,7 +757,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
             seed = _int(seed, "seed", 0, 2**53 - 1)
         belief = body.get("belief", config.belief)
         if not isinstance(belief, bool):
-            raise ApiError(400, f"belief must be true or false, got {belief!r}")
+            raise ApiError(400, f"belief must be true or false, got {_quote(belief)}")
         others = [(seat + 1 + k) % p for k in range(p - 1)]  # from the human's left
         bots = body.get("bots", list(config.bots))
         if isinstance(bots, str):
@@ -691,7 +769,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
         ):
             raise ApiError(
                 400,
-                f"bots must be one agent name or {p - 1} (one per other seat, from your left), got {bots!r}",
+                f"bots must be one agent name or {p - 1} (one per other seat, from your left), got {_quote(bots)}",
             )
         names = bots * (p - 1) if len(bots) == 1 else bots
         with lock:
@@ -712,7 +790,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
     def _check_version(game: Game, body: dict[str, Any]) -> None:
         version = body["version"]
         if isinstance(version, bool) or not isinstance(version, int):
-            raise ApiError(400, f"version must be an integer (the view's version), got {version!r}")
+            raise ApiError(400, f"version must be an integer (the view's version), got {_quote(version)}")
         if version != game.version:
             raise ApiError(
                 409,
@@ -769,7 +847,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
             return Response(text, mimetype="application/x-ndjson",
                             headers={"Content-Disposition": f'attachment; filename="euchre-{game_id}.jsonl"'})  # fmt: skip
         if fmt != "json":
-            raise ApiError(400, f"format must be 'json' or 'jsonl', got {fmt!r}")
+            raise ApiError(400, f"format must be 'json' or 'jsonl', got {_quote(fmt)}")
         return jsonify(records=[r.to_dict() for r in records], pending=pending)
 
     @app.post("/api/replays")
@@ -778,7 +856,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
         try:
             record = HandRecord.from_dict(body["record"])
         except ValueError as err:
-            raise ApiError(400, f"not a valid hand record: {err}") from None
+            raise ApiError(400, f"not a valid hand record: {err}") from None  # cut to MAX_ERROR_CHARS
         with lock:
             rep = Replay(secrets.token_urlsafe(12), record)
             replays.put(rep.id, rep)
@@ -790,7 +868,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
             rep = replays.get(replay_id)
             step_text = request.args.get("step", "0")
             if not step_text.isdigit() or int(step_text) > rep.steps:
-                raise ApiError(400, f"step must be an integer in 0..{rep.steps}, got {step_text!r}")
+                raise ApiError(400, f"step must be an integer in 0..{rep.steps}, got {_quote(step_text)}")
             seat_text = request.args.get("seat", "all")
             p = rep.rules.num_players
             if seat_text == "all":
@@ -798,7 +876,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
             elif seat_text.isdigit() and int(seat_text) < p:
                 seat = int(seat_text)
             else:
-                raise ApiError(400, f"seat must be 'all' or a seat in 0..{p - 1}, got {seat_text!r}")
+                raise ApiError(400, f"seat must be 'all' or a seat in 0..{p - 1}, got {_quote(seat_text)}")
             return jsonify(rep.view(int(step_text), seat))
 
     return app
@@ -807,10 +885,8 @@ def create_app(config: ServeConfig | None = None) -> Any:
 # --- the command ------------------------------------------------------------------------------------
 
 
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="euchre serve", description="Play Euchre in the browser against bots, and replay hand records."
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre serve``."""
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--variant", default="four_handed", choices=sorted(PRESETS), help="rules preset")
@@ -826,6 +902,13 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--no-belief", action="store_true", help="hide the five-handed partner-belief panel")
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="euchre serve", description="Play Euchre in the browser against bots, and replay hand records."
+    )
+    add_arguments(parser)
     args = parser.parse_args(argv)
     try:
         rules = make_rules(

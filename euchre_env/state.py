@@ -26,7 +26,9 @@ or handed-in state cannot corrupt the engine. They check, and raise
   out), hand sizes, the tricks (who led and played in turn, following suit,
   their winners), the derived records (``played_by``, ``trick_bits``,
   ``tricks_won``, ``revealed``, the hidden ``partner``), scores and the
-  record of the last hand, and the legal sets ``mask_base``/``mask_bits``
+  record of the last hand, the hand number (no more hands than the scores
+  allow, every hand played scoring at least 1 point, and at most 32766 so
+  the next hand's number fits ``int16``), and the legal sets ``mask_base``/``mask_bits``
   against a recomputation from the rules.
 
 ``rules`` (a ``RulesConfig``, a variant or preset name, or None for the

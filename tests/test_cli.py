@@ -152,7 +152,7 @@ def test_a_run_stopped_before_its_first_checkpoint_says_to_start_again(tmp_path)
     out = tmp_path / "run"
     out.mkdir()
     (out / "args.json").write_text("{}")
-    with pytest.raises(ValueError, match="nothing to continue.*--overwrite") as err:
+    with pytest.raises(ValueError, match=r"nothing to continue.*--overwrite") as err:
         prepare_run_dir(Args(resume=str(out)))
     assert "--resume" not in str(err.value).split(":", 1)[1]
     with pytest.raises(ValueError, match="pass --overwrite to replace its files") as err:

@@ -4,8 +4,10 @@ and a tiny run on a local two-CPU Ray that trains, checkpoints, resumes, exports
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -236,7 +238,10 @@ def test_tiny_rllib_run_trains_checkpoints_resumes_and_beats_random(tmp_path) ->
     assert "resumed" in resumed.stdout and "at iteration 3" in resumed.stdout
     progress = json.loads((out / "progress.json").read_text())
     assert progress["iteration"] == 6, resumed.stdout[-2000:]
-    assert 6 * 8000 * 0.8 <= progress["learner_decisions"] < 6 * 8000 * 1.1, resumed.stdout[-2000:]
+    # 8000 agent steps an iteration: the decisions played, plus an observation per seat and hand
+    assert 6 * 8000 * 0.8 <= progress["decisions"] < 6 * 8000 * 1.1, resumed.stdout[-2000:]
+    # the snapshots play a side at 30% of the tables (--snapshot-prob): about 15% of the decisions are theirs
+    assert 0.75 * progress["decisions"] < progress["learner_decisions"] < 0.95 * progress["decisions"]
     assert [c[0] for c in progress["curve"]] == sorted(
         c[0] for c in progress["curve"]
     )  # one history, continued
@@ -254,6 +259,71 @@ def test_tiny_rllib_run_trains_checkpoints_resumes_and_beats_random(tmp_path) ->
         adv,
         resumed.stdout[-2000:],
     )  # ahead of random outside the 95% interval
+
+
+RAY_NOTICES = (
+    "Token authentication",  # ray.init, with a token on the machine
+    "new API stack",  # RLlib's PPOConfig
+    "DeprecationWarning",  # RLlib: `RLModule(config=[RLModuleConfig object])` has been deprecated
+    "gputil",  # Tune's utilisation monitor
+    "Started a local Ray instance",
+    "pid=",  # an actor's output forwarded to the driver: "(EuchreEnvRunner pid=123) ..."
+)
+RAY_LOG_LINE = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(WARNING|INFO|DEBUG)"  # Ray's and RLlib's log format
+
+
+def test_a_quiet_run_shows_only_its_progress_and_counts_decisions_played_and_learned(tmp_path) -> None:
+    """Without --verbose the terminal shows the run's progress and none of Ray's start-up notices or
+    warnings; with --verbose they are shown.
+
+    progress.json's counters mean what the local trainer's mean (training.runs.Progress): ``decisions``
+    counts every decision played at the tables, the frozen snapshots' included; ``learner_decisions`` those
+    of the modules that learn, which PPO trains on. So ``decisions >= learner_decisions``: strictly more
+    when snapshots play some tables (here a side at every table, --snapshot-prob 1, so about half the
+    decisions are the snapshot's), equal when none does (--snapshots 0)."""
+    tiny = ["--iterations", "1", "--tables", "16", "--train-batch", "2000", "--minibatch-size", "500",
+            "--num-cpus", "2", "--num-env-runners", "1", "--final-eval-deals", "0", "--prior", ""]  # fmt: skip
+    quiet = euchre("train", "--backend", "rllib", "--out", str(tmp_path / "quiet"), "--snapshots", "1",
+                   "--snapshot-prob", "1", *tiny)  # fmt: skip
+    assert quiet.returncode == 0, quiet.stderr[-3000:]
+    shown = quiet.stdout + quiet.stderr
+    assert not [n for n in RAY_NOTICES if n in shown] and not re.search(RAY_LOG_LINE, shown), shown[-3000:]
+    assert re.search(r"^iteration 1: \d+ learner decisions \(\d+ played\)", quiet.stdout, re.MULTILINE), (
+        quiet.stdout
+    )
+    progress = json.loads((tmp_path / "quiet" / "progress.json").read_text())
+    decisions, learned = progress["decisions"], progress["learner_decisions"]
+    assert 2000 * 0.8 <= decisions <= 2000 * 1.1 and 0.4 * decisions < learned < 0.6 * decisions, progress
+    verbose = euchre("train", "--backend", "rllib", "--out", str(tmp_path / "verbose"), "--snapshots", "0",
+                     "--verbose", *tiny)  # fmt: skip
+    assert verbose.returncode == 0, verbose.stderr[-3000:]
+    assert "You are running PPO on the new API stack" in verbose.stderr, verbose.stderr[-3000:]
+    assert re.search(RAY_LOG_LINE, verbose.stderr), verbose.stderr[-3000:]
+    progress = json.loads((tmp_path / "verbose" / "progress.json").read_text())
+    assert progress["decisions"] == progress["learner_decisions"] > 0, progress
+    args = json.loads((tmp_path / "verbose" / "args.json").read_text())
+    assert args["verbose"] is True
+
+
+def test_the_env_counts_each_agents_actions_for_the_decision_counter() -> None:
+    """``take_actions`` gives the actions each agent took since it was last read (CountDecisions splits them
+    into the learning modules' and the snapshots'); ``take_decisions`` their total."""
+    env = EuchreMultiAgentEnv({"variant": "five_handed", "tables": 8, "seed": 5})
+    rng = np.random.default_rng(2)
+    obs, _ = env.reset()
+    want: Counter[str] = Counter()
+    for step in range(30):
+        actions = {a: legal_choice(o["action_mask"], rng) for a, o in obs.items() if o["action_mask"].any()}
+        if not actions:
+            obs, _ = env.reset()
+            continue
+        want.update(actions.keys())  # one decision per agent that acted
+        obs, *_ = env.step(actions)
+        if step == 9:
+            assert env.take_actions() == want
+            want = Counter()
+    assert env.take_decisions() == sum(want.values()) > 0
+    assert env.take_actions() == Counter() and env.take_decisions() == 0
 
 
 def test_five_handed_one_policy_per_position_in_the_driver(tmp_path) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import urllib.error
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
@@ -28,13 +29,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from apps import serve
+from apps.serve import ServeConfig, create_app
 from euchre_env import actions, cards, engine
 from euchre_env.beliefs import ExactBelief
 from euchre_env.records import HandRecord
 from euchre_env.rules import PRESETS
 from euchre_env.state import State
-from apps import serve
-from apps.serve import ServeConfig, create_app
 
 CARD = re.compile(r"(?<![\w])(10|[89TJQKA])([♣♦♥♠CDHS])(?![\w])")
 WEB = Path(serve.__file__).with_name("web")
@@ -286,8 +287,8 @@ def test_illegal_stale_and_forged_moves_are_refused_and_change_nothing(app, clie
     cases = [
         (f"/api/games/{gid}x/move", {"json": ok}, 404, "no game"),
         (url, {"data": "version=1&seat=0&action=84", "content_type": "application/x-www-form-urlencoded"}, 415, "must be JSON"),
-        (url, {"data": "{", "content_type": "application/json"}, 400, "a JSON object"),
-        (url, {"json": [ok]}, 400, "a JSON object"),
+        (url, {"data": "{", "content_type": "application/json"}, 400, "^malformed JSON in the request body: "),
+        (url, {"json": [ok]}, 400, "must be a JSON object, got an array"),
         (url, {"json": {"version": view["version"], "seat": 0}}, 400, r"missing keys \['action'\]"),
         (url, {"json": dict(ok, extra=1)}, 400, r"unknown keys \['extra'\]"),
         (url, {"json": dict(ok, version=view["version"] - 1)}, 409, "stale request"),
@@ -441,6 +442,134 @@ def test_replay_requests_are_checked(client) -> None:
             break
     else:
         pytest.fail("the stored record has a discard")
+
+
+# --- request size, malformed bodies, what an error quotes ------------------------------------------
+
+BIG = "Z" * 100_000  # a value far longer than any error may quote
+
+
+def longest_run(text: str, char: str = "Z") -> int:
+    return max((len(m) for m in re.findall(f"{char}+", text)), default=0)
+
+
+def test_a_body_over_the_size_limit_is_refused_with_a_short_error(app, client) -> None:
+    """A body over ``MAX_REQUEST_BYTES`` (1 MiB) is refused with 413 on every route, before the server
+    acts on it, with a short JSON error that echoes nothing of it; a body under the limit is served."""
+    assert serve.MAX_REQUEST_BYTES == 1 << 20 and app.config["MAX_CONTENT_LENGTH"] == serve.MAX_REQUEST_BYTES
+    view = new_game(client, seed=3)
+    gid = view["game_id"]
+    before = snapshot(games(app)[gid])
+    huge = json.dumps({"variant": "Z" * (2 << 20)})
+    for path in ("/api/games", f"/api/games/{gid}/move", f"/api/games/{gid}/next", "/api/replays"):
+        r = client.post(path, data=huge, content_type="application/json")
+        assert r.status_code == 413, (path, r.status_code)
+        error = r.get_json()["error"]
+        assert error == serve.TOO_LARGE and "1048576 bytes (1 MiB)" in error and "Z" not in error
+    assert list(games(app)) == [gid] and same(snapshot(games(app)[gid]), before)
+    padded = '{"seed": 1}' + " " * (serve.MAX_REQUEST_BYTES - 100)  # just under the limit: valid JSON
+    assert client.post("/api/games", data=padded, content_type="application/json").status_code == 201
+
+
+def test_a_chunked_body_over_the_limit_is_refused_by_a_real_server() -> None:
+    """Sent without a length (chunked), the body is cut off at the limit as it is read: still 413, not a
+    "malformed JSON" made of its first megabyte."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, create_app(ServeConfig()), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def chunks():
+        yield b'{"variant": "'
+        for _ in range(40):
+            yield b"Z" * 65536
+        yield b'"}'
+
+    try:
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{server.port}/api/games",
+            data=chunks(),
+            headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+            method="POST",
+        )
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(req, timeout=30)
+        assert info.value.code == 413
+        assert json.loads(info.value.read())["error"] == serve.TOO_LARGE
+    finally:
+        server.shutdown()
+        thread.join(10)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("{", r"^malformed JSON in the request body: Expecting property name"),
+        ('{"seed": 1,}', r"^malformed JSON in the request body: "),
+        ("", r"^malformed JSON in the request body: Expecting value"),
+        (b"\xff\xfe\x00", r"^malformed JSON in the request body: "),
+        ("[" * 100_000, r"^malformed JSON in the request body: nested too deeply"),
+        ("null", r"^the request body must be a JSON object, got null$"),
+        ("[1, 2]", r"^the request body must be a JSON object, got an array$"),
+        ('"seed"', r"^the request body must be a JSON object, got a string$"),
+        ("7", r"^the request body must be a JSON object, got a number$"),
+    ],
+    ids=["unclosed", "trailing_comma", "empty", "not_utf8", "too_deep", "null", "array", "string", "number"],
+)
+def test_malformed_json_is_told_apart_from_json_that_is_not_an_object(app, client, body, message) -> None:
+    """A body that does not parse is "malformed JSON" (with where the parser stopped, none of the body);
+    valid JSON of another kind is "must be a JSON object", with the kind it is. Nothing starts."""
+    r = client.post("/api/games", data=body, content_type="application/json")
+    assert r.status_code == 400 and re.search(message, r.get_json()["error"]), r.get_json()
+    assert len(r.get_json()["error"]) < 200 and games(app) == {}
+
+
+def test_errors_quote_only_a_short_prefix_of_what_was_sent(app, client) -> None:
+    """Every refusal that quotes a value of the request (a body field, a key, the URL, the query, the Host
+    header) quotes at most its first ``QUOTE_CHARS`` (80) characters and says how long it was; no error
+    message is longer than ``MAX_ERROR_CHARS``."""
+    view = new_game(client, seed=4)
+    gid = view["game_id"]
+    move = f"/api/games/{gid}/move"
+    ok = {"version": view["version"], "seat": 0, "action": view["legal"][0]["id"]}
+    record = json.loads((Path(__file__).parent / "data" / "hand_record.json").read_text())
+    rid = client.post("/api/replays", json={"record": record}).get_json()["replay_id"]
+    cases = [
+        ("post", "/api/games", {"json": {"variant": BIG}}, 400, "variant must be one of"),
+        ("post", "/api/games", {"json": {"episode": BIG}}, 400, "episode must be"),
+        ("post", "/api/games", {"json": {"belief": BIG}}, 400, "belief must be true or false"),
+        ("post", "/api/games", {"json": {"seed": BIG}}, 400, "seed must be an integer"),
+        ("post", "/api/games", {"json": {"bots": BIG}}, 400, "is not offered by this server"),
+        ("post", "/api/games", {"json": {"bots": [BIG, "random"]}}, 400, "bots must be one agent name"),
+        ("post", "/api/games", {"json": {BIG: 1}}, 400, "unknown keys"),
+        ("post", "/api/games", {"json": {"seat": [1] * 50_000}}, 400, "seat must be an integer"),
+        ("post", move, {"json": dict(ok, version=BIG)}, 400, "version must be an integer"),
+        ("post", move, {"json": dict(ok, action=BIG)}, 400, "action must be an integer"),
+        ("post", f"/api/games/{BIG}/move", {"json": ok}, 404, "no game"),
+        ("get", f"/api/games/{BIG}", {}, 404, "no game"),
+        ("get", f"/api/games/{gid}/records?format={BIG}", {}, 400, "format must be"),
+        ("get", f"/api/replays/{BIG}", {}, 404, "no replay"),
+        ("get", f"/api/replays/{rid}?step={BIG}", {}, 400, "step must be an integer"),
+        ("get", f"/api/replays/{rid}?seat={BIG}", {}, 400, "seat must be 'all'"),
+        ("get", "/api/config", {"headers": {"Host": BIG}}, 403, "must be addressed"),
+    ]  # fmt: skip
+    for method, path, kwargs, status, message in cases:
+        r = getattr(client, method)(path, **kwargs)
+        error = r.get_json()["error"]
+        assert r.status_code == status and message in error, (path[:100], r.status_code, error[:200])
+        assert len(error) <= serve.MAX_ERROR_CHARS and longest_run(error) <= serve.QUOTE_CHARS, error[:300]
+        assert re.search(r"\.\.\. \((a \w+ of )?\d+ characters\)", error), error  # it says it cut
+    # a record's own checks quote its values shortly; their whole message is bounded all the same
+    for bad in (
+        dict(record, **{BIG: 1}),
+        dict(record, agents=[BIG] * 4),
+        dict(record, deal=dict(record["deal"], hands=[BIG] * 9)),
+    ):
+        r = client.post("/api/replays", json={"record": bad})
+        error = r.get_json()["error"]
+        assert r.status_code == 400 and error.startswith("not a valid hand record: "), error[:200]
+        assert len(error) <= serve.MAX_ERROR_CHARS and BIG not in error
 
 
 # --- the page -------------------------------------------------------------------------------------

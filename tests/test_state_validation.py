@@ -131,6 +131,79 @@ def test_thrown_in_hands_need_a_game_without_stick_the_dealer() -> None:
         validate_state(s, make_rules("four_handed"))
 
 
+# --- the hand number ------------------------------------------------------------
+
+
+def _with_hand_no(rules: RulesConfig, scores: list[int], hand_no: int) -> State:
+    """A freshly dealt table of a game with these running ``scores`` and ``hand_no``, as JSON would bring it."""
+    s = E.init_state(rules, 1, rng=np.random.default_rng(0))
+    s.scores[0], s.hand_no[0] = scores, hand_no
+    return s
+
+
+def test_hand_no_is_bounded_by_the_five_handed_scores() -> None:
+    """Every five-handed hand scores at least 1 point for some player (a maker's 3 or 4 tricks alone: 1
+    point, nobody else anything), so after ``hand_no`` hands the scores add up to at least ``hand_no``. A
+    hand number the scores cannot reach, such as 32767 with scores [3, 0, 0, 1, 2] (which the engine would
+    wrap to -32768 a hand later), is refused naming hand_no, the bound and the scores, with the rules known
+    or not; the sum itself is reachable (six 1-point hands) and loads."""
+    rules = make_rules("five_handed", episode="game")
+    text = _with_hand_no(rules, [3, 0, 0, 1, 2], 32767).to_json()
+    for given in (rules, "five_handed", None):
+        with pytest.raises(
+            ValueError,
+            match=r"^invalid state: table 0: hand_no is 32767, but the scores \[3, 0, 0, 1, 2\] allow at most 6 ",
+        ):
+            State.from_json(text, given)
+    assert State.from_json(_with_hand_no(rules, [3, 0, 0, 1, 2], 6).to_json(), rules).hand_no[0] == 6
+    with pytest.raises(ValueError, match=r"hand_no is 7, but the scores \[3, 0, 0, 1, 2\] allow at most 6"):
+        State.from_json(_with_hand_no(rules, [3, 0, 0, 1, 2], 7).to_json(), rules)
+
+
+def test_hand_no_is_bounded_by_the_four_handed_sides_scores() -> None:
+    """Four-handed, a hand gives its points to one side and both partners record them, so the hands are
+    at most the two sides' scores added (seats 0 and 1), not the four seats' sum. A thrown-in hand scores
+    nothing, so without stick the dealer (or with the settings unknown) the scores bound nothing."""
+    rules = make_rules("four_handed", episode="game")
+    assert State.from_json(_with_hand_no(rules, [3, 2, 3, 2], 5).to_json(), rules).hand_no[0] == 5
+    text = _with_hand_no(rules, [3, 2, 3, 2], 6).to_json()
+    with pytest.raises(
+        ValueError, match=r"table 0: hand_no is 6, but the scores \[3, 2, 3, 2\] allow at most 5 "
+    ):
+        State.from_json(text, rules)
+    for given in (make_rules("four_handed_no_stick", episode="game"), "four_handed", None):
+        assert State.from_json(text, given).hand_no[0] == 6
+
+
+def test_a_finished_game_counts_its_last_hand(pool: dict[str, State]) -> None:
+    """A finished game's scores include its last hand, which ``hand_no`` does not count: one hand less."""
+    rules, s = POOL_RULES["five"], pool["five"]
+    over = np.flatnonzero(s.winners != 0)
+    assert over.size
+    t = s.take(over[:1])
+    most = int(t.scores.astype(int).sum()) - 1
+    t.hand_no[0] = most
+    validate_state(t, rules)
+    t.hand_no[0] = most + 1
+    with pytest.raises(ValueError, match=rf"hand_no is {most + 1}, .* allow at most {most} .*last hand"):
+        validate_state(t, rules)
+
+
+@pytest.mark.parametrize(
+    "rules", [make_rules("four_handed_no_stick", episode="game"), None], ids=["no_stick", "unknown"]
+)
+def test_a_hand_no_that_would_overflow_on_the_next_hand_is_refused(rules: RulesConfig | None) -> None:
+    """Without a bound from the scores (thrown-in hands score nothing), hand_no still stops below int16's
+    maximum: 32767 would wrap to -32768 when the next hand is dealt."""
+    game = make_rules("four_handed_no_stick", episode="game")
+    assert State.from_json(_with_hand_no(game, [0, 0, 0, 0], 32766).to_json(), rules).hand_no[0] == 32766
+    with pytest.raises(
+        ValueError,
+        match=r"table 0: hand_no is 32767, more than 32766: the next hand's number would overflow int16",
+    ):
+        State.from_json(_with_hand_no(game, [0, 0, 0, 0], 32767).to_json(), rules)
+
+
 # --- one tampered field is named ------------------------------------------------
 
 Pick = Callable[[State], np.ndarray]  # which tables of a pool to tamper: (B,) bool
@@ -247,6 +320,8 @@ CASES: list[tuple[str, str, Pick, Tamper, str]] = [
     ("negative_scores", "four", _any, lambda s, r: s.scores[r].fill(-1), "scores"),
     ("winner_not_a_seat", "four", _any, _set("winners", 16), "winners"),
     ("negative_hand_no", "four", _any, _set("hand_no", -1), "hand_no"),
+    ("hand_no_beyond_the_scores", "five", _any, _set("hand_no", 32767), "hand_no"),
+    ("hand_no_about_to_overflow", "four", _any, _set("hand_no", 32767), "hand_no"),
     ("n_played_too_many", "five", _phase(Phase.PLAY), _set("n_played", 5), "n_played"),
     ("led_not_a_suit", "four", _any, _set("led", 4), "led"),
     ("negative_points", "five", _any, lambda s, r: s.last_points[r].fill(-1), "last_points"),

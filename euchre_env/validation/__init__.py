@@ -28,7 +28,10 @@ in this order (a later group may rely on what an earlier one checked):
 * ``check_records``: fields derived from the tricks: ``played_by``,
   ``trick_bits``, ``tricks_won``, ``revealed``.
 * ``check_scores``: scores, the record of the last hand (its points follow
-  from its tricks), a finished table's record, winners, the game's settings.
+  from its tricks), a finished table's record, winners, the game's settings,
+  and the hand number: at most the hands the scores allow (every hand played
+  scores at least 1 point; ``scores.max_hand_no``) and below int16's maximum,
+  so the next hand's number cannot wrap.
 * ``check_masks``: ``mask_base``/``mask_bits`` equal the legal sets recomputed
   from the rules.
 

@@ -11,7 +11,7 @@ from euchre_env import cards
 from euchre_env.engine import masks, play
 from euchre_env.engine.tables import SEAT_BIT
 from euchre_env.rules import NUM_TRICKS, make_rules
-from euchre_env.state import State
+from euchre_env.state import SCHEMA, State
 from euchre_env.validation.common import (
     BID_UPCARD,
     DONE,
@@ -188,7 +188,59 @@ def check_scores(s: State, game: Game) -> Problem | None:
         problem = first_problem(bad, field, detail)
         if problem is not None:
             return problem
-    return None
+    return _check_hand_no(s, game)
+
+
+# The largest hand number a state may hold: the engine deals the next hand as ``hand_no + 1`` in the
+# field's dtype (int16), so 32767 would wrap to -32768 a hand later.
+MAX_HAND_NO = int(np.iinfo(SCHEMA["hand_no"][0]).max) - 1
+
+
+def max_hand_no(s: State, game: Game) -> np.ndarray:
+    """(B,) int64: the largest ``hand_no`` each table may hold, given its scores and ``MAX_HAND_NO``.
+
+    ``hand_no`` counts the hands finished before the one on the table (rules.md#c1). Every hand
+    that is played scores at least 1 point (rules.md §3.5, §4.5): five-handed at least 1 for some
+    player (a maker's 3 or 4 tricks alone), so the hands played are at most the sum of the five
+    scores; four-handed at least 1 for one side, and both partners record it, so at most the two
+    sides' scores added (seat 0's and seat 1's). Both bounds are reached by a game of 1-point hands,
+    and scores a deal starts from (``engine.deal``) only raise them. A finished game's last hand
+    (phase DONE with a maker) is in the scores but not in ``hand_no``, so it counts one less.
+    A thrown-in hand scores nothing, so without stick the dealer (four-handed, or settings unknown)
+    the scores bound nothing, and only the dtype does (``MAX_HAND_NO``).
+    """
+    r = game.rules
+    scores = s.scores.astype(np.int64)
+    total = scores.sum(axis=1) if r.called_card else scores[:, 0] + scores[:, 1]
+    total -= (s.phase == DONE) & (s.last_maker >= 0)
+    bounded = r.called_card or (game.exact and r.stick_the_dealer)
+    return np.minimum(total, MAX_HAND_NO) if bounded else np.full(s.batch_size, MAX_HAND_NO, np.int64)
+
+
+def _check_hand_no(s: State, game: Game) -> Problem | None:
+    """``hand_no`` is at most what the scores allow (``max_hand_no``), and the next hand's number fits int16."""
+    bound = max_hand_no(s, game)
+
+    def detail(row: int) -> str:
+        h, b, sc = int(s.hand_no[row]), int(bound[row]), s.scores[row].tolist()
+        if b == MAX_HAND_NO:
+            return (
+                f"is {h}, more than {MAX_HAND_NO}: the next hand's number would overflow int16 (scores {sc})"
+            )
+        if game.rules.called_card:
+            why = (
+                "every hand played scores at least 1 point for some player, so at most the sum of the scores"
+            )
+        else:
+            why = (
+                "every hand played scores at least 1 point for one side, so at most the two sides' "
+                f"points {sc[0]} + {sc[1]}"
+            )
+        if s.phase[row] == DONE and s.last_maker[row] >= 0:
+            why += ", less the finished game's last hand"
+        return f"is {h}, but the scores {sc} allow at most {b} hands before this one ({why})"
+
+    return first_problem(s.hand_no.astype(np.int64) > bound, "hand_no", detail)
 
 
 def check_masks(s: State, game: Game) -> Problem | None:

@@ -43,6 +43,7 @@ env checker, which steps random actions, passes) or ``"raise"``.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -124,7 +125,7 @@ class EuchreMultiAgentEnv(MultiAgentEnv):
         self.state: Any = None
         self._acted = np.zeros((tables, p), bool)
         self._over = np.zeros(tables, bool)
-        self._decisions = 0  # actions taken since take_decisions() last read them
+        self._actions: Counter[str] = Counter()  # actions taken by each agent since take_actions() read them
         self.illegal_action = config.get("illegal_action", ILLEGAL_ACTION_MODES[0])
         if self.illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(
@@ -171,10 +172,18 @@ class EuchreMultiAgentEnv(MultiAgentEnv):
         for name, r in zip(self._names(row[paid], seat[paid]), rewards.reshape(-1)[paid], strict=True):
             out[name], terms[name] = float(r), True
 
+    def take_actions(self) -> Counter[str]:
+        """The actions (legal or not) each agent took since the last call (or ``take_decisions``); resets them.
+
+        RLlib's agent-step count also counts an observation per seat and hand beyond its decisions;
+        this is the decisions alone, by agent, so a callback can tell apart the agents of the modules that learn.
+        """
+        taken, self._actions = self._actions, Counter()
+        return taken
+
     def take_decisions(self) -> int:
-        """Actions taken (legal or not) since the last call; resets the count."""
-        n, self._decisions = self._decisions, 0
-        return n
+        """Actions taken (legal or not) since the last call; resets the count (as ``take_actions``)."""
+        return sum(self.take_actions().values())
 
     # -- the MultiAgentEnv API ---------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -225,7 +234,7 @@ class EuchreMultiAgentEnv(MultiAgentEnv):
                 f"EuchreMultiAgentEnv.step: action {acts[bad]} of {expected[bad]!r} is not legal"
             )
         self._acted[live, seats] = True
-        self._decisions += int(live.size)
+        self._actions.update(expected)
         self._over[live[~legal]] = True
         engine.step_rows(s, live[legal], acts[legal], self.rules)
         moved = live[legal]

@@ -6,9 +6,15 @@ by ``--num-env-runners`` Ray actors with ``--envs-per-runner`` envs each; the
 action-masking ``MaskedMLPModule`` (:mod:`training.rllib.module`); PPO updates
 in the driver. Every decision of every learning seat is training data
 (``count_steps_by="agent_steps"``: ``--train-batch`` counts RLlib's agent
-steps, which are the decisions plus each seat's first observation of a
-hand; ``progress.json`` reports the decisions themselves, counted by
-:class:`training.rllib.runner.CountDecisions`).
+steps, which are the decisions plus an observation per seat and hand;
+``progress.json`` reports the decisions themselves, counted by
+:class:`training.rllib.runner.CountDecisions`: ``decisions``, every decision
+played at the tables, a frozen snapshot's included, and ``learner_decisions``,
+those of the modules that learn, as the local trainer counts them).
+
+Ray's start-up notices (token authentication, the new API stack, deprecations,
+gputil) and its workers' output are kept out of the terminal; ``--verbose``
+shows them.
 
 Policies (``--policies``):
 
@@ -47,22 +53,26 @@ Example::
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import dataclasses
 import json
+import logging
 import math
 import os
 import shlex
 import shutil
 import sys
 import time
+import warnings
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from euchre_env.rules import PRESETS, make_rules
-from training.options import check_ranges, dataclass_parser, layer_sizes
+from training.options import add_dataclass_options, check_ranges, dataclass_parser, layer_sizes
 from training.runs import Progress, StopFlag, plot_curves, prepare_run_dir, provenance, write_json
 
 CHECKPOINT_DIR = "checkpoint"
@@ -105,6 +115,7 @@ HELP = {
     "eval_deals": "deals of each periodic evaluation",
     "final_eval_deals": "deals per match of the final evaluation against heuristic and random (0: none)",
     "device": "torch device of the learner: cpu or cuda",
+    "verbose": "show Ray's own output: its start-up notices and warnings, and its workers' logs",
 }
 
 
@@ -148,16 +159,24 @@ class Args:
     eval_deals: int = 500
     final_eval_deals: int = 1000
     device: str = "cpu"
+    verbose: bool = False
 
 
 POLICY_KINDS = ("shared", "position")
 
 
+CHOICES = {"variant": sorted(PRESETS), "policies": POLICY_KINDS, "prior": ("", "heuristic")}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``euchre train rllib``: one per field of :class:`Args`."""
+    add_dataclass_options(parser, Args, HELP, CHOICES)
+
+
 def parse_args(argv: Sequence[str] | None = None) -> Args:
-    parser = dataclass_parser(
-        Args, HELP, prog="euchre train --backend rllib", description=__doc__.split("\n\n")[0],
-        choices={"variant": sorted(PRESETS), "policies": POLICY_KINDS, "prior": ("", "heuristic")},
-    )  # fmt: skip
+    """``Args`` from the command line; a bad value exits with status 2 and a one-line message."""
+    parser = dataclass_parser(Args, HELP, prog="euchre train rllib", description=__doc__.split("\n\n")[0],
+                              choices=CHOICES)  # fmt: skip
     args = Args(**vars(parser.parse_args(argv)))
     try:
         check_args(args)
@@ -282,22 +301,62 @@ def build_config(args: Args) -> Any:
                   vf_loss_coeff=args.vf_coef, grad_clip=args.max_grad_norm, vf_clip_param=100.0)
         .callbacks(CountDecisions)
         .fault_tolerance(restart_failed_env_runners=False)  # a failing env runner stops the run, loudly
-        .debugging(seed=args.seed, log_level="ERROR")
+        .debugging(seed=args.seed, log_level="WARN" if args.verbose else "ERROR")
     )
     # fmt: on
 
 
+# Ray's loggers (their own levels; their children inherit "ray"'s). Quiet, they let only errors through: the
+# token-authentication and gputil notices ("ray"), RLlib's new-API-stack warning ("ray.rllib") and the
+# "DeprecationWarning: `RLModule(config=...)`" notice (ray._common.deprecation) are warnings.
+RAY_LOGGERS = ("ray", "ray.rllib")
+# Python warnings Ray, RLlib and the libraries they load may raise while a run starts.
+QUIET_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+
+
+@contextlib.contextmanager
+def ray_output(verbose: bool) -> Iterator[None]:
+    """Keep Ray's start-up notices and warnings out of the terminal unless ``verbose``; restored after.
+
+    Quiet: Ray's loggers let only errors through, the deprecation and future warnings of ``ray`` and
+    ``gymnasium`` modules are ignored, and ``start_ray`` keeps the workers' output in Ray's log files
+    (``log_to_driver=False``). Errors, and the run's own progress lines, are always shown.
+    """
+    if verbose:
+        yield
+        return
+    loggers = [logging.getLogger(name) for name in RAY_LOGGERS]
+    levels = [lg.level for lg in loggers]
+    with warnings.catch_warnings():
+        for category in QUIET_WARNINGS:
+            warnings.filterwarnings("ignore", category=category, module=r"(ray|gymnasium)(\.|$)")
+        for lg in loggers:
+            lg.setLevel(logging.ERROR)
+        try:
+            yield
+        finally:
+            for lg, level in zip(loggers, levels, strict=True):
+                lg.setLevel(level)
+
+
 def start_ray(args: Args) -> bool:
-    """Connect to ``--address`` or start a local Ray; True when this call started it."""
+    """Connect to ``--address`` or start a local Ray; True when this call started it.
+
+    Without ``--verbose`` the workers' output stays in Ray's log files and Ray configures no logging
+    (``ray_output`` quiets its loggers); with it, Ray logs at INFO and forwards its workers' output.
+    """
     import ray
 
     if ray.is_initialized():
         return False
-    quiet = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
-    if args.address:
-        ray.init(address=args.address, **quiet)
+    if args.verbose:
+        output = {"log_to_driver": True, "configure_logging": True, "logging_level": logging.INFO}
     else:
-        ray.init(num_cpus=args.num_cpus or os.cpu_count(), **quiet)
+        output = {"log_to_driver": False, "configure_logging": False, "logging_level": logging.ERROR}
+    if args.address:
+        ray.init(address=args.address, include_dashboard=False, **output)
+    else:
+        ray.init(num_cpus=args.num_cpus or os.cpu_count(), include_dashboard=False, **output)
     return True
 
 
@@ -343,6 +402,7 @@ def export(algo: Any, args: Args, path: Path, command: str, progress: Progress) 
     weights = algo.learner_group.get_weights(module_ids=[module])[module]
     prov = {**provenance(args, command), "algo": "rllib-ppo", "module": module,
             "iteration": progress.iteration, "learner_decisions": progress.learner_decisions}  # fmt: skip
+    prov.get("settings", {}).pop("verbose", None)  # how the run reported, not what it trained
     return export_policy(
         weights, rules, hidden_sizes(args.hidden), "relu", path, prov, args.prior, args.prior_weight
     )
@@ -357,21 +417,28 @@ def _metric(result: dict[str, Any], key: str) -> float:
 
 def train(args: Args, command: str | None = None, run_dir: Path | None = None) -> Path:
     """Run (or resume) one RLlib training; returns the run folder."""
-    from torch.utils.tensorboard import SummaryWriter
-
-    from agents.neural import NeuralAgent
-    from arena.evaluate import evaluate, evaluate_model
-    from training.rllib.runner import DECISIONS
-
     run_dir = run_dir if run_dir is not None else prepare_run(args)
     if args.resume:
         stored = json.loads((run_dir / "args.json").read_text())
-        args = Args(**{**stored, "resume": args.resume, "address": args.address, "num_cpus": args.num_cpus})
+        args = Args(**{**stored, "resume": args.resume, "address": args.address, "num_cpus": args.num_cpus,
+                       "verbose": args.verbose})  # fmt: skip
         progress = Progress(**json.loads((run_dir / "progress.json").read_text()))
     else:
         write_json(run_dir / "args.json", dataclasses.asdict(args))
         progress = Progress()
     command = command or "training.rllib.train.train(" + repr(dataclasses.asdict(args)) + ")"
+    with ray_output(args.verbose):
+        return _train(args, command, run_dir, progress)
+
+
+def _train(args: Args, command: str, run_dir: Path, progress: Progress) -> Path:
+    """``train``'s run, with Ray's output as ``--verbose`` says."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.neural import NeuralAgent
+    from arena.evaluate import evaluate, evaluate_model
+    from training.rllib.runner import DECISIONS, LEARNER_DECISIONS
+
     rules = make_rules(args.variant)
     trained = trained_modules(args, rules.num_players)
     started = start_ray(args)
@@ -380,7 +447,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
         if args.resume:
             algo.restore_from_path(str(checkpoint_dir(run_dir).resolve()))
             print(
-                f"resumed {run_dir} at iteration {algo.iteration}, {progress.learner_decisions} decisions",
+                f"resumed {run_dir} at iteration {algo.iteration}, {progress.learner_decisions} learner decisions",
                 flush=True,
             )
         elif args.snapshots:
@@ -406,14 +473,16 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
                 if os.environ.get("EUCHRE_RLLIB_DEBUG"):
                     print(json.dumps(result.get("env_runners", {}), default=str, indent=1)[:3000])
                 progress.iteration = algo.iteration
-                progress.learner_decisions = int(_metric(result, DECISIONS))
+                progress.decisions = int(_metric(result, DECISIONS))
+                progress.learner_decisions = int(_metric(result, LEARNER_DECISIONS))
                 progress.seconds += time.perf_counter() - start
                 # An episode's return sums every seat's zero-sum reward (about 0): the curve records time instead.
                 progress.curve.append([progress.learner_decisions, progress.seconds])
                 writer.add_scalar("charts/decisions_per_second", progress.learner_decisions / progress.seconds,
                                   progress.learner_decisions)  # fmt: skip
-                print(f"iteration {algo.iteration}: {progress.learner_decisions} decisions, "
-                      f"{progress.learner_decisions / progress.seconds:,.0f}/s", flush=True)  # fmt: skip
+                print(f"iteration {algo.iteration}: {progress.learner_decisions} learner decisions "
+                      f"({progress.decisions} played), {progress.learner_decisions / progress.seconds:,.0f}/s",
+                      flush=True)  # fmt: skip
                 if args.snapshots and algo.iteration % args.snapshot_every == 0:
                     k = (algo.iteration // args.snapshot_every - 1) % args.snapshots
                     copy_weights(algo, [(m, snapshot_name(m, k)) for m in trained])
@@ -440,8 +509,8 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
         result.save(run_dir, plot=False)
         print(result.to_markdown().split("## Head-to-head")[0].strip())
     state = "trained" if finished else "stopped early (continue with --resume) after"
-    print(f"{state} {progress.iteration} iterations, {progress.learner_decisions} decisions in "
-          f"{progress.seconds:.0f} s; wrote {run_dir}", flush=True)  # fmt: skip
+    print(f"{state} {progress.iteration} iterations, {progress.learner_decisions} learner decisions "
+          f"({progress.decisions} played) in {progress.seconds:.0f} s; wrote {run_dir}", flush=True)  # fmt: skip
     return run_dir
 
 
@@ -475,7 +544,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"euchre train: error: {err}", file=sys.stderr)
         return 2
-    train(args, command="euchre train --backend rllib " + shlex.join(argv), run_dir=run_dir)
+    train(args, command="euchre train rllib " + shlex.join(argv), run_dir=run_dir)
     return 0
 
 
