@@ -4,7 +4,7 @@ Every decision before the card play (ordering up, the dealer's discard, naming
 trump, calling a card or going alone, defending alone) goes to ``bidder``;
 every card played goes to ``player``. Crossing a trained model with the
 heuristic this way shows where the model's edge comes from
-(``python -m arena.phase_split``, ``docs/training.md``).
+(``euchre analyse phase-split``, ``docs/experiments/training_journal.md``).
 """
 
 from __future__ import annotations

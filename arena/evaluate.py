@@ -39,13 +39,13 @@ from pathlib import Path
 
 import numpy as np
 
+from arena.report import ROLES, AgentReport, EvalResult, Matchup, Stat, mean_ci
 from euchre_env import engine
 from euchre_env.encoding import encode
 from euchre_env.records import HandRecorder, save_records
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
 from euchre_env.types import Policy
-from arena.report import ROLES, AgentReport, EvalResult, Matchup, Stat, mean_ci
 
 __all__ = [
     "ROLES",

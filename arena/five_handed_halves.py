@@ -5,7 +5,7 @@ among four heuristics, and a heuristic alone among four copies of the agent.
 This splits them, on the same deals, each against a heuristic in the same seat
 among heuristics, in raw points and in relative points (a seat's points minus
 its table's mean), with how often the single seat is the maker. It shows where
-raw points per hand mislead (``docs/training.md``, five-handed)::
+raw points per hand mislead (``docs/experiments/training_journal.md``, five-handed)::
 
     euchre analyse halves model:five_handed --deals 1000 --seed 5
 """
@@ -19,10 +19,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents import make_agent
+from arena.evaluate import play_tables
+from arena.report import Stat, mean_ci
 from euchre_env.rules import make_rules
 from euchre_env.types import Policy
-from arena.report import Stat, mean_ci
-from arena.evaluate import play_tables
 
 
 def single_seat(single: Policy, rest: Policy, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:

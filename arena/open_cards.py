@@ -26,6 +26,8 @@ import numpy as np
 
 from agents import make_agent
 from agents.determinized import DeterminizedAgent
+from arena.evaluate import match_seeds, seat_patterns
+from arena.report import Stat, mean_ci
 from euchre_env import engine
 from euchre_env.actions import Phase
 from euchre_env.encoding import encode
@@ -33,8 +35,6 @@ from euchre_env.infoset import seat_frame
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
 from euchre_env.types import Policy
-from arena.report import Stat, mean_ci
-from arena.evaluate import match_seeds, seat_patterns
 
 PHASES = {
     "all": [p for p in Phase if p != Phase.DONE],

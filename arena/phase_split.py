@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from agents import make_agent
 from agents.phase_split import PhaseSplit
-from euchre_env.rules import make_rules
 from arena.evaluate import evaluate_model
+from euchre_env.rules import make_rules
 
 ROWS = ("agent", "agent bidding, heuristic playing", "heuristic bidding, agent playing")
 

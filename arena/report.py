@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,22 @@ class Stat:
 
     def __str__(self) -> str:
         return f"{self.mean:+.3f} ± {self.ci95:.3f}"
+
+
+def command_line() -> str | None:
+    """The shell command this process runs, when it is ``euchre ...`` or ``python -m arena.evaluate ...``.
+
+    A report records it (``eval.json``'s ``"command"``), so a results file says which command wrote
+    it; called from Python (a script, a notebook, the tests) it is ``None``.
+    """
+    if not sys.argv or not sys.argv[0]:
+        return None
+    program = Path(sys.argv[0])
+    if program.name == "euchre":
+        return shlex.join(["euchre", *sys.argv[1:]])
+    if program.name == "evaluate.py" and program.parent.name == "arena":
+        return shlex.join(["python", "-m", "arena.evaluate", *sys.argv[1:]])
+    return None
 
 
 def mean_ci(samples: np.ndarray) -> Stat:
@@ -162,6 +180,7 @@ class EvalResult:
     matchups: list[Matchup]
     overall: dict[str, Stat] = field(default_factory=dict)
     seconds: float = 0.0
+    command: str | None = field(default_factory=command_line)  # the shell command that ran it, if known
 
     @property
     def design(self) -> str:
@@ -187,6 +206,7 @@ class EvalResult:
         """Plain-JSON form of the whole result."""
         r = self.rules
         return {
+            "command": self.command,
             "variant": r.variant,
             "rules": {
                 "stick_the_dealer": r.stick_the_dealer,

@@ -43,8 +43,8 @@ def sb3_rate(variant: str, hidden: str, seconds: float, threads: int) -> float:
 
     from agents.sb3_policy import SB3Policy
     from euchre_env.rules import make_rules
-    from training.sb3.envs import make_train_env
     from training.pool import OpponentPool
+    from training.sb3.envs import make_train_env
     from training.sb3.train import build_model, parse_args
 
     torch.set_num_threads(threads)

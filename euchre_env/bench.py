@@ -16,8 +16,8 @@ import json
 import platform
 import random
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np

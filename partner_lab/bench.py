@@ -46,8 +46,8 @@ from euchre_env.actions import Phase
 from euchre_env.beliefs import PUBLIC, ExactBelief, PartnerBelief, UniformBelief
 from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
-from partner_lab.dataset import draw_seats
 from partner_lab.classifier import calibration, scores
+from partner_lab.dataset import draw_seats
 
 IDENTIFIED = 0.9  # belief in the true partner that counts as "identified"
 VIEWS = ("seat", "public")
@@ -114,8 +114,8 @@ def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
     """Play, believe, score; returns the report (also written to ``args.out``)."""
     from agents.beliefs import PolicyBelief
     from agents.partner_model import PartnerClassifier
-    from partner_lab.dataset import load_dataset, parse_mix, to_arrays, write_dataset
     from partner_lab.classifier import train_classifier
+    from partner_lab.dataset import load_dataset, parse_mix, to_arrays, write_dataset
     from training.runs import provenance, write_json
 
     rules = make_rules("five_handed")

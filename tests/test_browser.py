@@ -34,9 +34,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from werkzeug.serving import make_server
 
+from apps.serve import ServeConfig, create_app
 from euchre_env import actions, cards, engine
 from euchre_env.records import HandRecord, save_records
-from apps.serve import ServeConfig, create_app
 
 DATA = Path(__file__).parent / "data"
 CARD = re.compile(r"(?<![\w])(10|[89JQKA])([♣♦♥♠])")

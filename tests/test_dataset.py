@@ -17,10 +17,10 @@ import pytest
 pytest.importorskip("pyarrow")
 
 from agents import make_agent
+from arena.evaluate import play_tables
 from euchre_env import make_rules
 from euchre_env.encoding import obs_layout
 from partner_lab.dataset import load_dataset, parse_mix, shard_seeds, to_arrays, write_dataset
-from arena.evaluate import play_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = make_rules("five_handed")

@@ -7,6 +7,11 @@
 * The Python examples of the pages run.
 * Every module of ``euchre_env``, ``agents`` and ``training`` is in the API reference or listed
   below as internal, so a new module is placed on purpose.
+* The results tables of README.md and the user pages are what ``scripts/gen_results.py`` writes from
+  the results files under ``docs/results/``, and each results file records the command that wrote it.
+* The README opens with the install and test commands of ``.ci/run``, stays under 200 lines, and its
+  links resolve; every notebook is in the site's navigation; the training page gives the command that
+  remakes each shipped model.
 """
 
 from __future__ import annotations
@@ -159,3 +164,105 @@ def test_api_reference_covers_every_module() -> None:
     missing = sorted(modules - covered - INTERNAL)
     assert not missing, f"modules neither in docs/api/*.md nor in INTERNAL: {missing}"
     assert INTERNAL <= modules, f"INTERNAL names modules that do not exist: {sorted(INTERNAL - modules)}"
+
+
+# ------------------------------------------------------------------ results files and generated tables
+README = ROOT / "README.md"
+
+
+def test_results_tables_are_up_to_date() -> None:
+    """The tables between ``<!-- results:NAME -->`` markers are what scripts/gen_results.py writes from docs/results/."""
+    gen = load_script("gen_results")
+    stale = [str(p.relative_to(ROOT)) for p in gen.stale_pages()]
+    assert not stale, f"out of date (run python scripts/gen_results.py): {stale}"
+    marked = {m.group(2) for p in gen.pages() for m in gen.MARKER.finditer(p.read_text(encoding="utf-8"))}
+    assert {"models", "speed"} <= marked, f"README.md lost a results table: {sorted(marked)}"
+    assert set(gen.TABLES) == marked, f"tables never placed on a page: {sorted(set(gen.TABLES) - marked)}"
+
+
+def test_each_results_file_records_the_command_that_wrote_it() -> None:
+    """Every results file holds the ``euchre`` command that measured it, writing into that file's folder."""
+    gen = load_script("gen_results")
+    for name, (path, _) in gen.SOURCES.items():
+        assert (ROOT / path).is_file(), f"{path} is missing: python scripts/gen_results.py --measure {name}"
+        command = gen.command_of(name)
+        assert command.startswith("euchre "), f"{path}: no command recorded ({command!r})"
+        argv = command.split()
+        if "--out" in argv:
+            out = argv[argv.index("--out") + 1]
+            assert (ROOT / path).parent == ROOT / out, f"{path}: its command wrote to {out}"
+    for extra in gen.NOT_KEPT:  # partner-bench's training data and classifier stay out of the docs
+        assert not (ROOT / gen.SOURCES["partner_bench"][0]).parent.joinpath(extra).exists(), extra
+
+
+def test_markers_are_rendered_from_the_tables(tmp_path: Path) -> None:
+    """render() fills a marked block, leaves the rest of the page alone, and refuses an unknown name."""
+    gen = load_script("gen_results")
+    page = "before\n<!-- results:models -->\nstale\n<!-- /results:models -->\nafter\n"
+    out = gen.render(page)
+    assert out.startswith("before\n<!-- results:models -->\n| game |") and out.endswith(
+        "<!-- /results:models -->\nafter\n"
+    )
+    assert "model:four_handed" in out and "stale" not in out and gen.render(out) == out
+    with pytest.raises(KeyError, match="unknown results table"):
+        gen.render("<!-- results:nope -->\n<!-- /results:nope -->\n")
+
+
+def test_eval_json_records_its_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """arena.report.command_line: ``euchre ...`` and ``python -m arena.evaluate ...`` are recorded, other callers not."""
+    from arena import report
+
+    monkeypatch.setattr(
+        sys, "argv", ["/venv/bin/euchre", "eval", "--agents", "heuristic", "random", "--out", "a b"]
+    )
+    assert report.command_line() == "euchre eval --agents heuristic random --out 'a b'"
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "arena" / "evaluate.py"), "--deals", "40"])
+    assert report.command_line() == "python -m arena.evaluate --deals 40"
+    monkeypatch.setattr(sys, "argv", ["/venv/bin/pytest", "-q"])
+    assert report.command_line() is None
+
+
+def test_readme_first_lines_are_the_ci_commands() -> None:
+    """The README opens with the install and test commands that .ci/run runs, literally; it stays short."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 200, f"README.md has {len(lines)} lines (at most 200)"
+    head = "\n".join(lines[:15])
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    install = re.search(r"^(pip install torch==\S+ && pip install -e \"\.\[\w+\]\")$", ci, re.MULTILINE)
+    assert install, ".ci/run: no install line"
+    for command in (install.group(1), "python -m pytest -q -n 2"):
+        assert command in ci, f".ci/run does not run {command!r}"
+        assert command in head, f"README.md's first lines lack {command!r}"
+
+
+def test_readme_links_resolve() -> None:
+    """Every relative link of the README names a file or folder of the repository (and a docs anchor exists)."""
+    text = README.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+://", target) or target.startswith("#"):
+            continue
+        path = target.split("#", 1)[0]
+        assert (ROOT / path).exists(), f"README.md links to {target}, which does not exist"
+
+
+def test_every_notebook_is_in_the_nav() -> None:
+    """Each notebook of notebooks/ is a page of the site's navigation."""
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        assert f"notebooks/{nb.name}" in nav, f"{nb.name} is missing from mkdocs.yml's nav"
+
+
+def test_training_page_remakes_each_shipped_model() -> None:
+    """docs/training.md gives, per shipped model, the command its file records (plus the critic it had then)."""
+    pytest.importorskip("safetensors")
+    from agents.neural import load_policy
+
+    page = (DOCS / "training.md").read_text(encoding="utf-8")
+    for variant in ("four_handed", "five_handed"):
+        recorded = load_policy(str(ROOT / "agents" / "models" / f"{variant}.safetensors"))[1].provenance[
+            "command"
+        ]
+        remake = recorded.replace(" --no-progress", " --critic-hidden 256,256 --no-progress")
+        assert f"`{remake}`" in page, (
+            f"docs/training.md lacks the remake command of model:{variant}: {remake}"
+        )

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent, RandomAgent
-from euchre_env import make_rules
 from arena.evaluate import EvalResult, evaluate, main, seat_patterns
+from euchre_env import make_rules
 
 
 @pytest.mark.parametrize("variant", ["four_handed", "five_handed"])
@@ -272,9 +272,9 @@ def test_an_open_card_player_beats_the_heuristic_in_every_phase(capsys: pytest.C
     """``arena.open_cards``: the search agent whose one world is the real deal wins clearly where it searches
     (bidding, play, both; four-handed, and five-handed in relative points), since it knows every card; the CLI
     prints the match and refuses 1 deal and an unknown opponent."""
+    from arena.open_cards import OpenCardSearch, main, open_card_match
     from euchre_env import engine
     from euchre_env.encoding import encode
-    from arena.open_cards import OpenCardSearch, main, open_card_match
 
     rules = make_rules("four_handed")
     for phases in ("bidding", "play", "all"):

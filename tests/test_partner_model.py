@@ -17,8 +17,8 @@ from agents.partner_model import PartnerClassifier, build_classifier, new_config
 from euchre_env import engine, make_rules
 from euchre_env.beliefs import PUBLIC, UniformBelief
 from euchre_env.encoding import encode, obs_layout
-from partner_lab.dataset import load_dataset, parse_mix, to_arrays, write_dataset
 from partner_lab.classifier import calibration, class_index, scores, train_classifier
+from partner_lab.dataset import load_dataset, parse_mix, to_arrays, write_dataset
 
 torch.set_num_threads(1)
 RULES = make_rules("five_handed")

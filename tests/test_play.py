@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from apps.play import can_print, card_text, main, parse_choice, play
 from euchre_env import actions, cards
 from euchre_env.actions import Phase
 from euchre_env.envs.aec_env import raw_env
 from euchre_env.state import State
-from apps.play import can_print, card_text, main, parse_choice, play
 
 CARD = re.compile(r"(?<![\w])(10|[89TJQKA])([♣♦♥♠CDHS])(?![\w])")
 PLAYED = re.compile(r"^(player_\d|you) (?:leads|plays|lead|play) (\S+?)(?::.*)?$", re.MULTILINE)

@@ -19,6 +19,9 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from apps import play as play_mod
+from arena import evaluate as evaluate_mod
+from arena.evaluate import play_tables
 from euchre_env import actions, engine
 from euchre_env.encoding import encode
 from euchre_env.records import (
@@ -32,9 +35,6 @@ from euchre_env.records import (
 )
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
-from arena import evaluate as evaluate_mod
-from apps import play as play_mod
-from arena.evaluate import play_tables
 
 LAST = ("hand_over", *(f.name for f in fields(State) if f.name.startswith("last_")))
 

@@ -19,10 +19,10 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from agents.neural import NeuralAgent
 from agents.sb3_policy import SB3Policy, convert_to_safetensors, rules_metadata
-from euchre_env import engine, make_rules
-from euchre_env.encoding import encode
 from apps.play import main as play_main
 from apps.play import parse_choice
+from euchre_env import engine, make_rules
+from euchre_env.encoding import encode
 from training.sb3.train import parse_args, train
 
 torch.set_num_threads(1)  # small networks: extra threads only contend on a shared machine

@@ -59,9 +59,9 @@ from typing import Any
 import numpy as np
 
 from euchre_env.rules import PRESETS, make_rules
-from training.sb3.envs import ENV_KINDS, make_train_env
 from training.options import add_dataclass_options, check_ranges, dataclass_parser
 from training.runs import StopFlag, write_json
+from training.sb3.envs import ENV_KINDS, make_train_env
 
 HELP = {
     "exp_name": "experiment name, part of the run folder's name",
@@ -458,9 +458,9 @@ def train(args: Args) -> Path:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents.sb3_policy import SB3Policy
-    from training.sb3 import files as sb3_files
     from arena.evaluate import evaluate
     from training.pool import OpponentPool
+    from training.sb3 import files as sb3_files
 
     sb3_files.set_threads(args.threads)
     rules = make_rules(args.variant)

@@ -1,0 +1,419 @@
+"""The figures of the user pages, generated from the results files under ``docs/results/``.
+
+Every figure quoted on a user page (``README.md`` and the user guide in ``docs/``; the dated records
+of ``docs/experiments/`` keep their numbers as recorded) comes from a results file written by the
+command that measured it, and each results file holds that command. This script writes the tables
+between markers in the pages::
+
+    <!-- results:NAME -->
+    (generated: do not edit by hand)
+    <!-- /results:NAME -->
+
+``NAME`` is a key of :data:`TABLES`. ``tests/test_docs.py`` fails when a page differs from what
+this script writes, or a results file lacks its command.
+
+    python scripts/gen_results.py                    # rewrite the tables in README.md and docs/**/*.md
+    python scripts/gen_results.py --check            # exit 1 (naming the page) if one is out of date
+    python scripts/gen_results.py --measure all      # rerun every measuring command (a few minutes), then
+    python scripts/gen_results.py                    # ... rewrite the tables from the new files
+
+The results files (:data:`SOURCES`), each with the command that wrote it:
+
+* ``docs/results/four_handed_models/eval.json``, ``docs/results/five_handed_models/eval.json``:
+  ``euchre eval`` reports (``eval.json`` records its command, ``arena.report.command_line``);
+* ``docs/results/partner_bench/partner_bench.json``: ``euchre partner-bench`` (its
+  ``provenance.command``); its training data and classifier are not kept;
+* ``docs/results/bench.json``: ``euchre bench``'s figures (``"figures"``) with the command, the CPU
+  (``lscpu``) and the load when it ran, written by ``--measure bench`` (``euchre bench --json``
+  records neither the command nor the CPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "docs" / "results"
+
+# name -> (results file, the command that writes it when it does not exist yet; afterwards the file's own)
+SOURCES: dict[str, tuple[str, str]] = {
+    "four_handed_models": (
+        "docs/results/four_handed_models/eval.json",
+        (
+            "euchre eval --variant four_handed --agents model:four_handed heuristic random --deals 10000 "
+            "--games 1000 --seed 400 --out docs/results/four_handed_models"
+        ),
+    ),
+    "five_handed_models": (
+        "docs/results/five_handed_models/eval.json",
+        (
+            "euchre eval --variant five_handed --agents model:five_handed heuristic random --deals 10000 "
+            "--games 1000 --seed 400 --out docs/results/five_handed_models"
+        ),
+    ),
+    "partner_bench": (
+        "docs/results/partner_bench/partner_bench.json",
+        "euchre partner-bench --hands 400 --train-hands 20000 --out docs/results/partner_bench",
+    ),
+    "bench": ("docs/results/bench.json", "euchre bench --seconds 1 --repeats 3"),
+}
+# what a partner-bench run leaves in its folder that the docs do not need (the data and model it trained)
+NOT_KEPT = ("train_data", "partner_classifier.safetensors")
+MARKER = re.compile(r"(<!-- results:([\w-]+) -->\n)(.*?)(<!-- /results:\2 -->)", re.DOTALL)
+
+
+# --------------------------------------------------------------------------------------------- reading
+def load(name: str) -> dict[str, Any]:
+    """The results file ``name`` of :data:`SOURCES`, parsed."""
+    return json.loads((ROOT / SOURCES[name][0]).read_text(encoding="utf-8"))
+
+
+def command_of(name: str, data: dict[str, Any] | None = None) -> str:
+    """The command recorded in results file ``name`` ("" when it records none)."""
+    data = load(name) if data is None else data
+    if "command" in data:
+        return data["command"] or ""
+    return (data.get("provenance") or {}).get("command", "")
+
+
+def _pm(stat: dict[str, float], digits: int = 3) -> str:
+    return f"{stat['mean']:+.{digits}f} ± {stat['ci95']:.{digits}f}"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _num(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _matchup(data: dict[str, Any], a: str, b: str) -> dict[str, Any]:
+    for m in data["matchups"]:
+        if m["agents"] == [a, b]:
+            return m
+    raise KeyError(f"{data['command']}: no match {a} vs {b}")
+
+
+def _label(agent: str) -> str:
+    return "shipped model" if agent.startswith("model:") else agent
+
+
+# ---------------------------------------------------------------------------------------------- tables
+def models_rows(name: str) -> list[str]:
+    """One row per match of an ``euchre eval`` results file: the difference, games won, the command."""
+    data = load(name)
+    five = data["variant"] == "five_handed"
+    rows = []
+    for k, m in enumerate(data["matchups"]):
+        a, b = m["agents"]
+        if five:
+            diff = f"**{_pm(m['relative_advantage'])}** relative (raw {_pm(m['advantage'])})"
+        else:
+            diff = f"**{_pm(m['advantage'])}**"
+        won = ""
+        if m["games_won_difference"] is not None:
+            ra, rb = (r["win_rate"]["mean"] for r in m["reports"])
+            won = f"{_pct(ra)} vs {_pct(rb)}"
+        game = data["variant"].replace("_", "-")
+        command = f"`{command_of(name, data)}`" if k == 0 else "(same run)"
+        rows.append(f"| {game} | {_label(a)} vs {_label(b)} | {diff} | {won} | {command} |")
+    return rows
+
+
+def table_models() -> str:
+    """The shipped models against the heuristic and random, both games (README, evaluation page)."""
+    head = [
+        "| game | match (row − column) | points per hand, 95% interval over deals | games won | command |",
+        "|---|---|---|---|---|",
+    ]
+    runs = {
+        (d["num_deals"], d["num_games"], d["seed"])
+        for d in map(load, ("four_handed_models", "five_handed_models"))
+    }
+    design = "; ".join(
+        f"{n:,} duplicate deals and {g:,} games per match, seed {s}" for n, g, s in sorted(runs)
+    )
+    note = (
+        f"{design} (used for neither training nor choosing the models). Five-handed, an agent sits alone among four "
+        "copies of the other, in each seat in turn; *relative* points (a seat's points minus its table's "
+        "mean) are what five individual scores make count, and games won are each agent's share as the "
+        "lone seat (a fair share is 20%)."
+    )
+    return (
+        "\n".join(head + models_rows("four_handed_models") + models_rows("five_handed_models"))
+        + "\n\n"
+        + note
+    )
+
+
+def _cpu(data: dict[str, Any]) -> str:
+    return f"{data['cpu']}, {data['cores']} cores"
+
+
+def table_speed() -> str:
+    """The README's speed table: the engine and the environments against OpenSpiel, one run."""
+    data = load("bench")
+    fig = data["figures"]
+    cpp = fig["reference"]["openspiel_cpp_random_bots"]
+    pyref = fig["reference"]["openspiel_python_loop_with_infostate"]
+    rows = ["| decisions per second, one core | four-handed | five-handed |", "|---|---:|---:|"]
+    rows.append(f"| OpenSpiel's C++ euchre, random bots (reference) | {_num(cpp)} | (no five-handed game) |")
+
+    def eng(v: str, b: int) -> float:
+        return fig["engine"][v]["decisions_per_s"][str(b)]
+
+    for b in (4096, 16384):
+        cells = [f"{_num(eng(v, b))} ({eng(v, b) / cpp:.2f}x C++)" for v in ("four_handed", "five_handed")]
+        rows.append(f"| engine, batch {b:,} | " + " | ".join(cells) + " |")
+    if "envs" in fig:
+        env = fig["envs"]
+        vec = next(k for k in env["four_handed"] if k.startswith("vector_env_"))
+        n = int(vec.rsplit("_", 1)[1])
+        cells = [
+            f"{_num(env[v][vec])} ({env[v][vec] / cpp:.2f}x C++)" for v in ("four_handed", "five_handed")
+        ]
+        rows.append(f"| `EuchreVectorEnv`, {n:,} tables | " + " | ".join(cells) + " |")
+        rows.append(f"| OpenSpiel's euchre driven from Python (reference) | {_num(pyref)} | |")
+        cells = [f"{_num(env[v]['aec_raw'])} ({env[v]['aec_raw'] / pyref:.2f}x Python ref.)"
+                 for v in ("four_handed", "five_handed")]  # fmt: skip
+        rows.append("| PettingZoo AEC loop, `raw_env`, one table | " + " | ".join(cells) + " |")
+    return (
+        "\n".join(rows)
+        + f"\n\n`{data['command']}` on {_cpu(data)} ({data['date']}); ratios within the one run."
+    )
+
+
+def table_bench() -> str:
+    """Every figure of one ``euchre bench`` run (the getting-started page)."""
+    data = load("bench")
+    fig = data["figures"]
+    cpp = fig["reference"]["openspiel_cpp_random_bots"]
+    pyref = fig["reference"]["openspiel_python_loop_with_infostate"]
+    rows = ["| same run, decisions per second on one core | four-handed | five-handed |", "|---|---:|---:|"]
+    rows.append(
+        f"| reference: OpenSpiel's C++ euchre, random bots (`pyspiel.evaluate_bots`) | {_num(cpp)} | |"
+    )
+    rows.append(
+        f"| reference: OpenSpiel driven from Python, information-state tensor read each step | {_num(pyref)} | |"
+    )
+    four, five = fig["engine"]["four_handed"], fig["engine"]["five_handed"]
+    for b in four["decisions_per_s"]:
+        x, y = four["decisions_per_s"][b], five["decisions_per_s"][b]
+        rows.append(
+            f"| engine, batch {int(b):,} | {_num(x)} ({x / cpp:.2f}x C++) | {_num(y)} ({y / cpp:.2f}x) |"
+        )
+    x, y = four["full_mask_4096"], five["full_mask_4096"]
+    rows.append(
+        f"| engine, batch 4,096, expanding the bool `(B, 93)` mask each step | {_num(x)} | {_num(y)} |"
+    )
+    if "envs" in fig:
+        env = fig["envs"]
+        vec = next(k for k in env["four_handed"] if k.startswith("vector_env_"))
+        n = int(vec.rsplit("_", 1)[1])
+        named = [
+            (
+                "aec_raw",
+                "PettingZoo AEC loop, `raw_env` (`agent_iter`, `last`, a random legal action, `step`)",
+                pyref,
+                "Python ref.",
+            ),
+            ("aec_wrapped", "PettingZoo AEC loop, wrapped `env()`", pyref, "Python ref."),
+            (
+                "gym_env",
+                "`EuchreEnv` (one learner, random opponents; every seat's decisions)",
+                pyref,
+                "Python ref.",
+            ),
+            (vec, f"`EuchreVectorEnv`, {n:,} tables, random opponents (every seat's decisions)", cpp, "C++"),
+        ]
+        for key, what, ref, refname in named:
+            x, y = env["four_handed"][key], env["five_handed"][key]
+            rows.append(f"| {what} | {_num(x)} ({x / ref:.2f}x {refname}) | {_num(y)} ({y / ref:.2f}x) |")
+    state = f"{four['state_bytes_per_table']} bytes per table four-handed, {five['state_bytes_per_table']} five-handed"
+    return (
+        "\n".join(rows)
+        + f"\n\n`{data['command']}` on {_cpu(data)} ({data['date']}; load average {data['load_average']} when it "
+        f"began, so read the figures as ratios within the run). Engine state: {state}."
+    )
+
+
+def table_vector_speed() -> str:
+    """One sentence: the vector env's rate (its page)."""
+    data = load("bench")
+    env = data["figures"]["envs"]
+    vec = next(k for k in env["four_handed"] if k.startswith("vector_env_"))
+    n = int(vec.rsplit("_", 1)[1])
+    return (
+        f"At {n:,} tables it plays {_num(env['four_handed'][vec])} decisions per second four-handed and "
+        f"{_num(env['five_handed'][vec])} five-handed on one core of {_cpu(data)}, random opponents "
+        f"(`{data['command']}`, [all figures](../index.md#speed))."
+    )
+
+
+BELIEF_NAMES = {
+    "uniform": "uniform (reads no cards)",
+    "exact": "exact, rules only",
+    "policy-true": "policy, the true player model",
+    "policy-wrong": "policy, a wrong player model",
+    "learned": "learned classifier",
+}
+
+
+def table_partner_bench() -> str:
+    """Each belief's scores (hidden-partner page)."""
+    data = load("partner_bench")
+    rows = [
+        "| belief | seat view: log-loss | accuracy | identified before the reveal | public view: log-loss | accuracy |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for key, label in BELIEF_NAMES.items():
+        seat, public = data["beliefs"][key]["seat"], data["beliefs"][key]["public"]
+        ident = seat["identification"]["identified_before_reveal"]
+        rows.append(
+            f"| {label} | {seat['log_loss']:.3f} | {seat['accuracy']:.3f} | {ident:.3f} "
+            f"| {public['log_loss']:.3f} | {public['accuracy']:.3f} |"
+        )
+    cal = data["calibration"]
+
+    def inside(name: str) -> str:
+        ok = sum(b["low"] <= b["predicted"] <= b["high"] for b in cal[name])
+        return f"{ok} of {len(cal[name])}"
+
+    return (
+        "\n".join(rows)
+        + f"\n\n{data['hands']} hands, {data['positions']:,} positions (the first decision of each trick after the "
+        f"call), player models {data['models']}, policy beliefs with {data['worlds']} worlds; scored where the view does not know "
+        "the partner for sure. Calibration on the seat views (bins whose 95% interval holds the mean prediction): "
+        f"exact {inside('exact')}, policy with the true model {inside('policy-true')}, learned "
+        f"{inside('learned')}. Command: `{command_of('partner_bench', data)}`."
+    )
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "models": table_models,
+    "speed": table_speed,
+    "bench": table_bench,
+    "vector-speed": table_vector_speed,
+    "partner-bench": table_partner_bench,
+}
+
+
+# ----------------------------------------------------------------------------------------------- pages
+def pages() -> list[Path]:
+    """README.md and every page of docs/ (the experiments' records hold no markers)."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def render(text: str, where: str = "") -> str:
+    """``text`` with every marked table regenerated."""
+
+    def one(m: re.Match[str]) -> str:
+        name = m.group(2)
+        if name not in TABLES:
+            raise KeyError(f"{where}: unknown results table {name!r} (known: {', '.join(TABLES)})")
+        return m.group(1) + TABLES[name]().rstrip("\n") + "\n" + m.group(4)
+
+    return MARKER.sub(one, text)
+
+
+def stale_pages() -> list[Path]:
+    """The pages whose tables differ from what the results files give."""
+    out = []
+    for page in pages():
+        text = page.read_text(encoding="utf-8")
+        if "<!-- results:" in text and render(text, str(page)) != text:
+            out.append(page)
+    return out
+
+
+def write_pages() -> list[Path]:
+    """Rewrite the stale pages; returns them."""
+    changed = stale_pages()
+    for page in changed:
+        page.write_text(render(page.read_text(encoding="utf-8"), str(page)), encoding="utf-8")
+    return changed
+
+
+# ----------------------------------------------------------------------------------------------- measure
+def _lscpu_model() -> str:
+    try:
+        text = subprocess.run(["lscpu"], check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "an unnamed CPU"
+    found = re.search(r"^Model name:\s*(.+)$", text, re.MULTILINE)
+    return found.group(1).strip() if found else "an unnamed CPU"
+
+
+def measure(name: str) -> None:
+    """Rerun the command behind results file ``name`` (the file's own command when it exists)."""
+    path = ROOT / SOURCES[name][0]
+    command = command_of(name) if path.exists() else SOURCES[name][1]
+    argv = shlex.split(command)
+    print(f"{name}: {command}", flush=True)
+    if name == "bench":
+        with tempfile.TemporaryDirectory() as tmp:
+            load_average = " ".join(f"{x:.2f}" for x in os.getloadavg())
+            subprocess.run([*argv, "--json", f"{tmp}/bench.json"], check=True, cwd=ROOT)
+            figures = json.loads(Path(tmp, "bench.json").read_text())
+        import datetime
+
+        data = {
+            "command": command,
+            "written_by": "python scripts/gen_results.py --measure bench",
+            "cpu": _lscpu_model(),
+            "cores": os.cpu_count(),
+            "load_average": load_average,
+            "date": datetime.date.today().isoformat(),
+            "figures": figures,
+        }
+        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        return
+    if "--overwrite" not in argv:
+        argv.append("--overwrite")
+    subprocess.run(argv, check=True, cwd=ROOT)
+    for extra in NOT_KEPT:
+        target = path.parent / extra
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists():
+            target.unlink()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if a page is out of date; change nothing"
+    )
+    parser.add_argument("--measure", nargs="+", metavar="NAME", choices=[*SOURCES, "all"],
+                        help=f"rerun the commands behind these results files ({', '.join(SOURCES)}, all)")  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.measure:
+        for name in SOURCES if "all" in args.measure else args.measure:
+            measure(name)
+        return 0
+    if args.check:
+        stale = stale_pages()
+        for page in stale:
+            print(
+                f"{page.relative_to(ROOT)} is out of date: run python scripts/gen_results.py", file=sys.stderr
+            )
+        return 1 if stale else 0
+    for page in write_pages():
+        print(f"wrote {page.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
