@@ -32,9 +32,12 @@ from typing import Any
 import numpy as np
 
 from agents.neural import (
+    MAX_HIDDEN_LAYERS,
+    MAX_LAYER_SIZE,
     build_mlp,
     load_weights,
     read_model_file,
+    read_model_header,
     rules_from_metadata,
     rules_metadata,
     write_model_file,
@@ -196,6 +199,27 @@ class PartnerClassifier(PartnerBelief):
 
 
 def _load(path: Path) -> tuple[Any, PartnerConfig]:
-    text, tensors = read_model_file(path, "classifier")
-    config = PartnerConfig.from_json(text, source=repr(str(path)))
-    return load_weights(build_classifier(config), tensors, repr(str(path))), config
+    """The classifier of a file: its sizes bounded and its tensor shapes checked before the network is built,
+    so a crafted config cannot make loading allocate more than the file holds."""
+    source = repr(str(path))
+    text, shapes = read_model_header(path, "classifier")
+    config = PartnerConfig.from_json(text, source=source)
+    if len(config.hidden) > MAX_HIDDEN_LAYERS:
+        raise ValueError(f"{source}: at most {MAX_HIDDEN_LAYERS} hidden layers, got {len(config.hidden)}")
+    for i, size in enumerate(config.hidden):
+        if size > MAX_LAYER_SIZE:
+            raise ValueError(f"{source}: 'hidden'[{i}] must be from 1 to {MAX_LAYER_SIZE}, got {size}")
+    sizes = [config.obs_size, *config.hidden, config.num_players + 1]
+    expected = {}
+    for i in range(len(sizes) - 1):
+        expected[f"{2 * i}.weight"] = (sizes[i + 1], sizes[i])
+        expected[f"{2 * i}.bias"] = (sizes[i + 1],)
+    got = {k: tuple(int(n) for n in v) for k, v in shapes.items()}
+    if got != expected:
+        differ = sorted(k for k in {*expected, *got} if expected.get(k) != got.get(k))
+        raise ValueError(
+            f"{source}: tensors do not match the classifier of its config ('hidden' {config.hidden}): "
+            f"{', '.join(differ[:5])} differ"
+        )
+    _, tensors = read_model_file(path, "classifier")
+    return load_weights(build_classifier(config), tensors, source), config

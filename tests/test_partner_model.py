@@ -129,6 +129,10 @@ def test_a_classifier_file_round_trips_and_is_checked_as_data(tmp_path, trained)
         ({"temperature": -1}, "temperature must be"),
         ({"hidden": [64, "x"]}, "hidden must be a list"),
         ({"obs_size": 3}, "obs_size 3"),
+        ({"hidden": [10**6, 10**6]}, "must be from 1 to"),  # refused before a 4 TB network is built
+        ({"hidden": [10**30]}, "must be from 1 to"),
+        ({"hidden": [64] * 100}, "at most 64 hidden layers"),
+        ({"hidden": [*clf.config.hidden, 8]}, "do not match the classifier of its config"),
     ):
         meta = json.loads(clf.config.to_json()) | change
         bad = tmp_path / "bad.safetensors"
