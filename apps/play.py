@@ -37,7 +37,6 @@ one record per line), which ``euchre serve`` replays step by step.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -581,7 +580,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         record = Path(args.record)
         if record.is_dir():
             parser.error(f"--record {args.record!r} is a folder; it takes a file (hand records, JSON Lines)")
-        if not record.parent.is_dir():
+        if not record.absolute().parent.is_dir():
             parser.error(f"--record {args.record!r}: its folder {str(record.parent)!r} does not exist")
     return args
 
@@ -619,8 +618,6 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None, out: Text
         raise SystemExit(f"euchre play: --hands must be at least 1, got {args.hands}")
     out = out or sys.stdout
     symbols = not args.ascii and can_print(out, cards.SUIT_SYMBOLS)
-    if args.record and not os.path.isdir(os.path.dirname(os.path.abspath(args.record))):
-        raise SystemExit(f"euchre play: --record {args.record!r}: its folder does not exist")
     agents = ["human" if x == human else names[others.index(x)] for x in range(p)]
     recorder = HandRecorder(env.rules, agents=agents) if args.record else None
     result = play(env, human, bots, args.hands, args.seed, inp or sys.stdin, out, symbols, recorder)

@@ -342,9 +342,14 @@ def test_euchre_play_record_writes_the_hands_played(tmp_path) -> None:
     assert f"total rewards: {', '.join(f'player_{i} {t:g}' for i, t in enumerate(totals))}" in out.getvalue()
 
 
-def test_euchre_play_record_in_a_folder_that_does_not_exist() -> None:
-    with pytest.raises(SystemExit, match="its folder does not exist"):
+def test_euchre_play_record_in_a_folder_that_does_not_exist(capsys) -> None:
+    """Refused before any hand is dealt: exit status 2 and one line naming --record and the folder."""
+    with pytest.raises(SystemExit) as stop:
         play_mod.main(["--record", "/nonexistent-folder/x.jsonl"], inp=io.StringIO(""), out=io.StringIO())
+    assert stop.value.code == 2
+    assert "--record '/nonexistent-folder/x.jsonl': its folder '/nonexistent-folder' does not exist" in (
+        capsys.readouterr().err
+    )
 
 
 def test_euchre_eval_records_writes_every_hand_of_every_match(tmp_path) -> None:
