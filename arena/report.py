@@ -52,7 +52,8 @@ class Stat:
 
 
 def command_line() -> str | None:
-    """The shell command this process runs, when it is ``euchre ...`` or ``python -m arena.evaluate ...``.
+    """The shell command this process runs, when it is ``euchre ...`` (also as ``python -m apps.cli``) or
+    ``python -m arena.<module> ...``.
 
     A report records it (``eval.json``'s ``"command"``), so a results file says which command wrote
     it; called from Python (a script, a notebook, the tests) it is ``None``.
@@ -60,10 +61,10 @@ def command_line() -> str | None:
     if not sys.argv or not sys.argv[0]:
         return None
     program = Path(sys.argv[0])
-    if program.name == "euchre":
+    if program.name == "euchre" or (program.name == "cli.py" and program.parent.name == "apps"):
         return shlex.join(["euchre", *sys.argv[1:]])
-    if program.name == "evaluate.py" and program.parent.name == "arena":
-        return shlex.join(["python", "-m", "arena.evaluate", *sys.argv[1:]])
+    if program.suffix == ".py" and program.parent.name == "arena":
+        return shlex.join(["python", "-m", f"arena.{program.stem}", *sys.argv[1:]])
     return None
 
 

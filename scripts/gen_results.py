@@ -14,7 +14,8 @@ this script writes, or a results file lacks its command.
 
     python scripts/gen_results.py                    # rewrite the tables in README.md and docs/**/*.md
     python scripts/gen_results.py --check            # exit 1 (naming the page) if one is out of date
-    python scripts/gen_results.py --measure all      # rerun every measuring command (a few minutes), then
+    python scripts/gen_results.py --measure all      # rerun every measuring command (about 40 minutes on 2
+                                                     # cores, the leaderboards most of it), then
     python scripts/gen_results.py                    # ... rewrite the tables from the new files
 
 The results files (:data:`SOURCES`), each with the command that wrote it:
@@ -23,6 +24,9 @@ The results files (:data:`SOURCES`), each with the command that wrote it:
   ``euchre eval`` reports (``eval.json`` records its command, ``arena.report.command_line``);
 * ``docs/results/partner_bench/partner_bench.json``: ``euchre partner-bench`` (its
   ``provenance.command``); its training data and classifier are not kept;
+* ``docs/results/leaderboard_four_handed/leaderboard.json``, ``docs/results/leaderboard_five_handed/
+  leaderboard.json``: ``euchre leaderboard`` reports (their ``"command"``; the pairs they played are
+  cached beside them, under ``pairs/``, so a rerun with one more agent plays only its pairs);
 * ``docs/results/bench.json``: ``euchre bench``'s figures (``"figures"``) with the command, the CPU
   (``lscpu``) and the load when it ran, written by ``--measure bench`` (``euchre bench --json``
   records neither the command nor the CPU).
@@ -67,6 +71,20 @@ SOURCES: dict[str, tuple[str, str]] = {
         "euchre partner-bench --hands 400 --train-hands 20000 --out docs/results/partner_bench",
     ),
     "bench": ("docs/results/bench.json", "euchre bench --seconds 1 --repeats 3"),
+    "leaderboard_four_handed": (
+        "docs/results/leaderboard_four_handed/leaderboard.json",
+        (
+            "euchre leaderboard --deal-set four_handed-v1 --agents random heuristic model:four_handed search@400 "
+            "search:model:four_handed@200 --out docs/results/leaderboard_four_handed --quiet"
+        ),
+    ),
+    "leaderboard_five_handed": (
+        "docs/results/leaderboard_five_handed/leaderboard.json",
+        (
+            "euchre leaderboard --deal-set five_handed-v1 --agents random heuristic model:five_handed search@100 "
+            "--out docs/results/leaderboard_five_handed --quiet"
+        ),
+    ),
 }
 # what a partner-bench run leaves in its folder that the docs do not need (the data and model it trained)
 NOT_KEPT = ("train_data", "partner_classifier.safetensors")
@@ -301,12 +319,37 @@ def table_partner_bench() -> str:
     )
 
 
+def table_leaderboard(name: str) -> str:
+    """A board's ratings, its all-pairs fit and the command (benchmarking page)."""
+    data = load(name)
+    ds, anchor = data["deal_set"], data["anchor"]
+    rows = [
+        f"| rank | agent | rating: {data['unit']} against `{anchor}` | all-pairs fit | deals per pair |",
+        "|---:|---|---|---|---|",
+    ]
+    for k, r in enumerate(data["ratings"], 1):
+        cap = "all" if r["max_deals"] is None else f"{r['max_deals']:,}"
+        rating = "(the anchor)" if r["agent"] == anchor else _pm({"mean": r["rating"], "ci95": r["ci95"]})
+        fit = _pm({"mean": r["all_pairs"]["rating"], "ci95": r["all_pairs"]["ci95"]})
+        rows.append(f"| {k} | `{r['agent']}` | {rating} | {fit} | {cap} |")
+    fit = data["all_pairs_fit"]
+    return (
+        "\n".join(rows)
+        + f"\n\nDeal set `{ds['name']}` ({ds['num_deals']:,} deals, sha256 `{ds['sha256'][:12]}`); 95% intervals over "
+        f"deals. All-pairs fit: chi² {fit['chi2']:.0f} on {fit['dof']} degrees of freedom, its intervals widened "
+        f"{fit['interval_scale']:.1f}-fold. Every pair: `{SOURCES[name][0].replace('.json', '.md')}`. Command: "
+        f"`{command_of(name, data)}`."
+    )
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "models": table_models,
     "speed": table_speed,
     "bench": table_bench,
     "vector-speed": table_vector_speed,
     "partner-bench": table_partner_bench,
+    "leaderboard-four-handed": lambda: table_leaderboard("leaderboard_four_handed"),
+    "leaderboard-five-handed": lambda: table_leaderboard("leaderboard_five_handed"),
 }
 
 

@@ -218,6 +218,8 @@ def test_eval_json_records_its_command(monkeypatch: pytest.MonkeyPatch) -> None:
     assert report.command_line() == "euchre eval --agents heuristic random --out 'a b'"
     monkeypatch.setattr(sys, "argv", [str(ROOT / "arena" / "evaluate.py"), "--deals", "40"])
     assert report.command_line() == "python -m arena.evaluate --deals 40"
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "apps" / "cli.py"), "leaderboard", "--agents", "random", "heuristic"])
+    assert report.command_line() == "euchre leaderboard --agents random heuristic"
     monkeypatch.setattr(sys, "argv", ["/venv/bin/pytest", "-q"])
     assert report.command_line() is None
 
