@@ -1,6 +1,6 @@
 """The ``euchre`` command line: one argparse tree over the commands of every package.
 
-    euchre bench | eval | leaderboard | train [ppo|sb3|rllib] | analyse {phase-split,open-cards,halves}
+    euchre bench | eval | leaderboard | exploit | train [ppo|sb3|rllib] | analyse {phase-split,open-cards,halves}
            | play | serve | dataset | partner-bench        (euchre COMMAND --help for its options)
 
 Each command is a module with ``add_arguments(parser)`` (its options, which the tree shows in
@@ -39,6 +39,7 @@ COMMANDS = (
     Command(("bench",), "euchre_env.bench", "measure engine and environment throughput beside OpenSpiel"),
     Command(("eval",), "arena.evaluate", "duplicate-deal matches between agents, with 95%% intervals"),
     Command(("leaderboard",), "arena.leaderboard", "rate agents by every pair's match on a frozen deal set"),
+    Command(("exploit",), "training.exploit", "train a best response against an agent and measure its edge"),
     *(Command(("train", route), module, what) for route, (module, what) in TRAIN_ROUTES.items()),
     Command(("analyse", "phase-split"), "arena.phase_split", "an agent's edge split into bidding and play"),
     Command(("analyse", "open-cards"), "arena.open_cards", "what seeing every card is worth against an agent"),

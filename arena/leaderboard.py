@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from arena.deal_sets import DealSet, load, shipped
-from arena.report import command_line
+from arena.report import command_line, pyplot, save_figure
 
 FORMAT = "euchre-env-leaderboard"
 
@@ -215,7 +215,9 @@ def leaderboard(
             pairs.append(record)
             if new:
                 played.append([ea.name, eb.name])
-    fit = fit_ratings(names, [(p["agents"][0], p["agents"][1], p["mean"], p["ci95"] / 1.96) for p in pairs], anchor)
+    fit = fit_ratings(
+        names, [(p["agents"][0], p["agents"][1], p["mean"], p["ci95"] / 1.96) for p in pairs], anchor
+    )
     for p in pairs:
         p["fitted"] = fit.ratings[p["agents"][0]][0] - fit.ratings[p["agents"][1]][0]
 
@@ -264,27 +266,27 @@ def to_markdown(report: dict[str, Any]) -> str:
         fit = r["all_pairs"]
         lines.append(f"| {k} | `{r['agent']}` | {r['rating']:+.3f} ± {r['ci95']:.3f} "
                      f"| {fit['rating']:+.3f} ± {fit['ci95']:.3f} | {cap} |")  # fmt: skip
-    lines += ["", "| pair (first − second) | deals | difference | from the all-pairs fit |", "|---|---:|---|---:|"]
+    lines += [
+        "",
+        "| pair (first − second) | deals | difference | from the all-pairs fit |",
+        "|---|---:|---|---:|",
+    ]
     for p in report["pairs"]:
         lines.append(
             f"| `{p['agents'][0]}` − `{p['agents'][1]}` | {p['deals']} | {p['mean']:+.3f} ± {p['ci95']:.3f} "
             f"| {p['fitted']:+.3f} |"
         )
     c = report["all_pairs_fit"]
-    lines += ["", f"Misfit of the all-pairs fit: chi² {c['chi2']:.1f} on {c['dof']} degrees of freedom (about "
+    lines += ["", (f"Misfit of the all-pairs fit: chi² {c['chi2']:.1f} on {c['dof']} degrees of freedom (about "
               "the degrees of freedom when every pair's difference is the difference of two ratings); its "
-              f"intervals are widened {c['interval_scale']:.1f}-fold to match."]  # fmt: skip
+              f"intervals are widened {c['interval_scale']:.1f}-fold to match.")]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
 def plot(report: dict[str, Any], path: Path) -> None:
     """The ratings as points with 95% bars (needs matplotlib; skipped without it)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return
     rows = report["ratings"][::-1]
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.2), dpi=100)
@@ -295,10 +297,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
     ax.set_xlabel(f"{report['unit']} against {report['anchor']}, head to head (95% intervals)")
     ax.set_title(f"{report['deal_set']['name']}")
     fig.tight_layout()
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp)
-    plt.close(fig)
-    tmp.replace(path)
+    save_figure(fig, path)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -310,7 +309,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "caps every pair of that agent at N deals (for slow agents)")  # fmt: skip
     parser.add_argument("--anchor", default="heuristic", help="the agent rated 0 (default heuristic)")
     parser.add_argument("--out", required=True, help="board folder: the pairs cached there are reused")
-    parser.add_argument("--overwrite", action="store_true", help="forget the cached pairs and play every pair again")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="forget the cached pairs and play every pair again"
+    )
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 

@@ -68,6 +68,30 @@ def command_line() -> str | None:
     return None
 
 
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the file-only Agg backend, or None where matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    return plt
+
+
+def save_figure(fig: Any, path: Path) -> None:
+    """Write ``fig`` to the PNG ``path`` atomically (a temporary file, then a rename) and close it."""
+    import matplotlib.pyplot as plt
+
+    tmp = path.with_suffix(".tmp.png")
+    try:
+        fig.savefig(tmp, format="png")
+    finally:
+        plt.close(fig)
+    tmp.replace(path)
+
+
 def mean_ci(samples: np.ndarray) -> Stat:
     """Mean and normal-approximation 95% CI of 1-D ``samples`` (at least 2)."""
     x = np.asarray(samples, dtype=np.float64).reshape(-1)

@@ -31,7 +31,7 @@ def test_a_changed_dealer_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Deals that no longer give the frozen cards are refused, naming the set."""
     real = deal_sets.deal_seeds
     monkeypatch.setattr(deal_sets, "deal_seeds", lambda seed, n: real(seed + 1, n))
-    with pytest.raises(ValueError, match="four_handed-v1.*dealer changed"):
+    with pytest.raises(ValueError, match=r"four_handed-v1.*dealer changed"):
         deal_sets.load("four_handed-v1")
 
 
@@ -48,7 +48,7 @@ def test_a_checksum_covers_every_card(tmp_path: Path, monkeypatch: pytest.Monkey
     assert deal_sets.load("four_handed-test") == frozen
     with pytest.raises(ValueError, match="bad-v1"):
         deal_sets.load("bad-v1")
-    with pytest.raises(ValueError, match="unknown deal set 'nope'.*four_handed-test"):
+    with pytest.raises(ValueError, match=r"unknown deal set 'nope'.*four_handed-test"):
         deal_sets.load("nope")
     with pytest.raises(ValueError, match="variant must be one of"):
         deal_sets.freeze("x-v1", "six_handed", 1, 20)
@@ -61,7 +61,11 @@ def test_the_fit_recovers_a_known_order_from_noisy_pairs() -> None:
     names = list(truth)
     rng = np.random.default_rng(3)
     se = 0.02
-    pairs = [(x, y, truth[x] - truth[y] + rng.normal(0, se), se) for i, x in enumerate(names) for y in names[i + 1 :]]
+    pairs = [
+        (x, y, truth[x] - truth[y] + rng.normal(0, se), se)
+        for i, x in enumerate(names)
+        for y in names[i + 1 :]
+    ]
     fit = fit_ratings(names, pairs, anchor="a")
     assert sorted(names, key=lambda n: -fit.ratings[n][0]) == ["d", "b", "a", "c", "e"]
     for n in names:
@@ -108,7 +112,9 @@ def test_a_board_plays_only_its_new_pairs_and_each_pair_is_the_eval_match(tmp_pa
     assert pair["deals"] == 40
     same = evaluate({"random": "random", "heuristic": "heuristic"}, "four_handed", 40, seed=7001)
     assert pair["mean"] == pytest.approx(same.matchups[0].advantage.mean)
-    assert first["ratings"][0]["agent"] == "heuristic" and first["ratings"][1]["rating"] == pytest.approx(pair["mean"])
+    assert first["ratings"][0]["agent"] == "heuristic" and first["ratings"][1]["rating"] == pytest.approx(
+        pair["mean"]
+    )
 
     second = leaderboard(
         "four_handed-v1", [Entrant("random", 40), Entrant("heuristic"), Entrant("model:four_handed", 30)], out,
@@ -124,11 +130,17 @@ def test_a_board_plays_only_its_new_pairs_and_each_pair_is_the_eval_match(tmp_pa
     # a changed cap is a different match; --overwrite forgets every cached pair
     third = leaderboard("four_handed-v1", [Entrant("random", 20), Entrant("heuristic")], out, progress=False)
     assert third["played"] == [["random", "heuristic"]]
-    again = leaderboard("four_handed-v1", [Entrant("random", 40), Entrant("heuristic")], out, progress=False, fresh=True)
-    assert again["played"] == [["random", "heuristic"]] and again["pairs"][0]["mean"] == pytest.approx(pair["mean"])
+    again = leaderboard(
+        "four_handed-v1", [Entrant("random", 40), Entrant("heuristic")], out, progress=False, fresh=True
+    )
+    assert again["played"] == [["random", "heuristic"]] and again["pairs"][0]["mean"] == pytest.approx(
+        pair["mean"]
+    )
 
 
-def test_the_command_refuses_bad_boards_before_playing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_refuses_bad_boards_before_playing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cases = [
         (["--agents", "random", "nosuchagent"], "nosuchagent"),
         (["--agents", "random"], "at least two different agents"),

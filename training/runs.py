@@ -29,6 +29,7 @@ class Progress:
     learner_decisions: int = 0
     decisions: int = 0  # every decision played at the tables, the opponents' included
     seconds: float = 0.0  # wall-clock time spent training (evaluations included)
+    train_seconds: float = 0.0  # of which rollouts and updates (what --time-budget counts)
     best: float | None = None  # best periodic evaluation against the heuristic
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # periodic evaluations
     curve: list[list[float]] = dataclasses.field(default_factory=list)  # [decisions, reward vs heuristic]

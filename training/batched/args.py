@@ -25,6 +25,8 @@ HELP = {
     "resume": "continue the run in this folder exactly where its checkpoint stopped (its args.json is used)",
     "total_decisions": "learner decisions to train on (every seat's decisions count); 0: the variant's default, "
     + ", ".join(f"{n:,} with {players} players" for players, n in DEFAULT_DECISIONS.items()),
+    "time_budget": "seconds of training (rollouts and updates; evaluations not counted) after which the run stops, "
+    "whichever of it and --total-decisions comes first (0: no limit); --anneal-lr decays over whichever ends sooner",
     "num_tables": "hands dealt and played at once per iteration",
     "skip_forced": "leave the learner's forced decisions (one legal action) out of the training data and of "
     "--total-decisions: they carry no policy gradient (about 30%% of four-handed decisions)",
@@ -66,6 +68,9 @@ HELP = {
     "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
     "opponents": "opponent pool with weights, per table, e.g. 'self=1,heuristic=1,snapshots=1' "
     "(kinds: self, snapshots, heuristic, random, search)",
+    "target": "a fixed agent (any agent name: heuristic, model:PATH, py:module:factory, ...) at every table instead of "
+    "--opponents: four-handed it takes the other side, five-handed the four other seats (the learner plays one, its "
+    "seat drawn per table); periodic evaluations then play it too. What euchre exploit trains a best response against",
     "snapshot_every": "learner decisions between frozen snapshots of the policy added to the pool",
     "max_snapshots": "snapshots kept in the pool (the oldest is dropped)",
     "eval_every": "learner decisions between duplicate evaluations (0: none)",
@@ -99,6 +104,7 @@ class Args:
     overwrite: bool = False
     resume: str = ""
     total_decisions: int = 0
+    time_budget: float = 0.0
     num_tables: int = 1024
     skip_forced: bool = True
     learning_rate: float = 1e-3
@@ -125,6 +131,7 @@ class Args:
     features: str = ""
     zero_sum: bool = True
     opponents: str = "heuristic=3,self=1"
+    target: str = ""
     snapshot_every: int = 1_000_000
     max_snapshots: int = 10
     eval_every: int = 1_000_000
@@ -176,7 +183,7 @@ def check_args(args: Args) -> None:
         args,
         at_least_1=("num_tables", "minibatch_size", "update_epochs", "max_snapshots",
                     "threads", "snapshot_every", "checkpoint_every"),
-        at_least_0=("total_decisions", "eval_every", "eval_search_deals", "final_eval_deals", "seed", "ent_coef", "vf_coef"),
+        at_least_0=("total_decisions", "time_budget", "eval_every", "eval_search_deals", "final_eval_deals", "seed", "ent_coef", "vf_coef"),
         positive=("learning_rate", "max_grad_norm"),
         intervals=(("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_coef", 0, 10)),
     )  # fmt: skip
@@ -206,6 +213,13 @@ def check_args(args: Args) -> None:
     from training.pool import parse_pool
 
     parse_pool(args.opponents)
+    if args.target:
+        from agents import make_agent
+
+        try:
+            make_agent(args.target, make_rules(args.variant, episode="hand"))
+        except ValueError as err:
+            raise ValueError(f"--target {args.target!r}: {err}") from None
     if not (args.device == "cpu" or args.device.startswith("cuda")):
         raise ValueError(f"--device must be cpu or cuda[:N], got {args.device!r}")
 

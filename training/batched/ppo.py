@@ -138,13 +138,25 @@ def assign_seats(
 POOL = ("self", "heuristic", "random", "search", "snapshots")
 
 
-def evaluate_now(agent: Any, rules: RulesConfig, args: Args, search: Any) -> dict[str, dict[str, float]]:
-    """Periodic duplicate evaluation against the heuristic (and the search agent when asked)."""
+def target_seats(rng: np.random.Generator, b: int, rules: RulesConfig) -> np.ndarray:
+    """bool (b, P): the seats ``--target`` takes at each of ``b`` tables: four-handed one side (drawn per
+    table), five-handed every seat but one (the learner's, drawn per table)."""
+    p = rules.num_players
+    if rules.called_card:
+        return np.arange(p)[None, :] != rng.integers(0, p, size=b)[:, None]
+    return (np.arange(p)[None, :] % 2) == rng.integers(0, 2, size=b)[:, None]
+
+
+def evaluate_now(agent: Any, rules: RulesConfig, args: Args, search: Any, target: Any = None) -> dict[str, dict[str, float]]:
+    """Periodic duplicate evaluation against the heuristic (and the search agent, and ``--target`` as
+    ``"target"``, when asked)."""
     from agents import make_agent
     from arena.evaluate import evaluate_model
 
     scores = evaluate_model(agent, rules, {"heuristic": make_agent("heuristic", rules)}, args.eval_deals,
                             seed=args.seed + 10_000)  # fmt: skip
+    if target is not None:
+        scores.update(evaluate_model(agent, rules, {"target": target}, args.eval_deals, seed=args.seed + 12_000))
     if args.eval_search_deals:
         scores.update(
             evaluate_model(agent, rules, {"search": search}, args.eval_search_deals, seed=args.seed + 11_000)
@@ -179,8 +191,11 @@ class Trainer:
         self.config = policy_config(args, self.rules, provenance(args, command))
         self.progress, self.snapshot_actors = Progress(), []
         self.weights = parse_pool(args.opponents)
-        self.fixed = {k: make_agent(k, self.rules) for k in ("heuristic", "random", "search")
-                      if self.weights.get(k, 0) > 0}  # fmt: skip
+        if args.target:  # one fixed agent at every table (see target_seats)
+            self.fixed = {"target": make_agent(args.target, self.rules)}
+        else:
+            self.fixed = {k: make_agent(k, self.rules) for k in ("heuristic", "random", "search")
+                          if self.weights.get(k, 0) > 0}  # fmt: skip
         self.live = NeuralAgent((self.net.actor, self.config), self.rules, deterministic=True, name="model")
         self.prior = prior_agent(self.config, self.rules)
 
@@ -220,6 +235,14 @@ class Trainer:
         self.progress.seconds += time.perf_counter() - start
         return stats
 
+    def done(self) -> float:
+        """The share of the run done: of ``--total-decisions``, or of ``--time-budget`` when that is further on."""
+        args, progress = self.args, self.progress
+        share = progress.learner_decisions / args.total_decisions
+        if args.time_budget:
+            share = max(share, progress.train_seconds / args.time_budget)
+        return share
+
     def iterate(self) -> dict[str, float]:
         """One iteration: seat the tables, play a hand at each, one PPO update. Returns its statistics."""
         import torch
@@ -233,13 +256,15 @@ class Trainer:
         cpu_gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
         if args.anneal_lr:
             for group in self.opt.param_groups:
-                group["lr"] = args.learning_rate * max(
-                    0.0, 1.0 - progress.learner_decisions / args.total_decisions
-                )
+                group["lr"] = args.learning_rate * max(0.0, 1.0 - self.done())
         snaps = self.snapshots()
         entry, seats = assign_seats(rng, self.weights, len(snaps), args.num_tables, rules)
         controllers = np.full(seats.shape, -1, np.int64)
-        for k, kind in enumerate(self.fixed):
+        if args.target:
+            seats = target_seats(rng, args.num_tables, rules)
+            entry = np.full(args.num_tables, -1)
+            controllers[seats] = 0
+        for k, kind in enumerate(self.fixed if not args.target else ()):
             controllers[seats & (entry == POOL.index(kind))[:, None]] = k
         snap_rows = entry == POOL.index("snapshots")
         if snap_rows.any():
@@ -286,9 +311,12 @@ class Trainer:
         progress.decisions += ro.decisions
         elapsed = time.perf_counter() - start
         progress.seconds += elapsed
+        progress.train_seconds += elapsed
         stats["rollout_seconds"], stats["update_seconds"] = played - start, elapsed - (played - start)
         stats["learner_decisions_per_second"] = len(ro) / elapsed
         stats["learning_rate"] = self.opt.param_groups[0]["lr"]
+        if args.target:
+            stats["reward_vs_target"] = float(ro.points[~seats].mean())
         vs_h = seats.any(axis=1) & (entry == POOL.index("heuristic"))
         if vs_h.any():
             stats["reward_vs_heuristic"] = float(ro.points[vs_h][~seats[vs_h]].mean())
@@ -337,7 +365,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
 
     def periodic_eval() -> None:
         start = time.perf_counter()
-        scores = evaluate_now(tr.live, tr.rules, args, search)
+        scores = evaluate_now(tr.live, tr.rules, args, search, tr.fixed.get("target"))
         progress.history.append({"iteration": progress.iteration, "learner_decisions": progress.learner_decisions,
                                  "seconds": progress.seconds, "eval": scores})  # fmt: skip
         for name, s in scores.items():
@@ -365,7 +393,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
                   + ", ".join(f"{k} {v:.3f}" for k, v in stats.items() if k != "decisions"), flush=True)  # fmt: skip
         if args.eval_every and progress.iteration == 0 and not progress.history and not stop.set:
             periodic_eval()
-        while progress.learner_decisions < args.total_decisions and not stop.set:
+        while tr.done() < 1 and not stop.set:
             before = progress.learner_decisions
             stats = tr.iterate()
             for key, value in stats.items():
@@ -386,7 +414,7 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
         if progress.history or progress.curve:
             plot_curves(progress, run_dir / "learning_curve.png", relative=tr.rules.called_card)
         writer.close()
-    finished = progress.learner_decisions >= args.total_decisions
+    finished = tr.done() >= 1
     if finished and args.final_eval_deals:
         result = evaluate({"model": tr.live, "heuristic": "heuristic", "random": "random"}, tr.rules,
                           args.final_eval_deals, seed=args.seed + 20_000)  # fmt: skip
