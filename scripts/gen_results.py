@@ -27,6 +27,8 @@ The results files (:data:`SOURCES`), each with the command that wrote it:
 * ``docs/results/leaderboard_four_handed/leaderboard.json``, ``docs/results/leaderboard_five_handed/
   leaderboard.json``: ``euchre leaderboard`` reports (their ``"command"``; the pairs they played are
   cached beside them, under ``pairs/``, so a rerun with one more agent plays only its pairs);
+* ``docs/results/exploit_*/exploit.json``: ``euchre exploit`` reports (their ``"command"``; the
+  response models they trained are not kept);
 * ``docs/results/bench.json``: ``euchre bench``'s figures (``"figures"``) with the command, the CPU
   (``lscpu``) and the load when it ran, written by ``--measure bench`` (``euchre bench --json``
   records neither the command nor the CPU).
@@ -85,9 +87,20 @@ SOURCES: dict[str, tuple[str, str]] = {
             "--out docs/results/leaderboard_five_handed --quiet"
         ),
     ),
+    **{
+        f"exploit_{name}": (
+            f"docs/results/exploit_{name}/exploit.json",
+            f"euchre exploit --target {target} --deal-set {deal_set} --minutes 30 --out docs/results/exploit_{name}",
+        )
+        for name, target, deal_set in (
+            ("heuristic_four_handed", "heuristic", "four_handed-v1"),
+            ("model_four_handed", "model:four_handed", "four_handed-v1"),
+            ("model_five_handed", "model:five_handed", "five_handed-v1"),
+        )
+    },
 }
 # what a partner-bench run leaves in its folder that the docs do not need (the data and model it trained)
-NOT_KEPT = ("train_data", "partner_classifier.safetensors")
+NOT_KEPT = ("train_data", "partner_classifier.safetensors", "response.safetensors")
 MARKER = re.compile(r"(<!-- results:([\w-]+) -->\n)(.*?)(<!-- /results:\2 -->)", re.DOTALL)
 
 
@@ -342,6 +355,26 @@ def table_leaderboard(name: str) -> str:
     )
 
 
+def table_exploit() -> str:
+    """Each best response's edge over its target, and where its learning curve started (benchmarking page)."""
+    rows = [
+        "| target | game | training | learner decisions | edge at the start | edge after training | command |",
+        "|---|---|---|---:|---|---|---|",
+    ]
+    cpus = set()
+    for name in (n for n in SOURCES if n.startswith("exploit_")):
+        data = load(name)
+        start, final = data["curve"][0], data["final"]
+        game = data["deal_set"]["variant"].replace("_", "-")
+        cpus.add(f"{data['threads']} threads of {data['cpu']} ({data['device']}, {data['precision']})")
+        rows.append(
+            f"| `{data['target']}` | {game} | {data['train_seconds'] / 60:.0f} min | {data['learner_decisions']:,} "
+            f"| {_pm(start)} ({data['curve_deals']:,} deals) | **{_pm(final)}** ({final['deals']:,} deals) "
+            f"| `{command_of(name, data)}` |"
+        )
+    return "\n".join(rows) + f"\n\nTrained on {', '.join(sorted(cpus))}; the learning curves are `exploit.png` beside each file."
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "models": table_models,
     "speed": table_speed,
@@ -350,6 +383,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "partner-bench": table_partner_bench,
     "leaderboard-four-handed": lambda: table_leaderboard("leaderboard_four_handed"),
     "leaderboard-five-handed": lambda: table_leaderboard("leaderboard_five_handed"),
+    "exploit": table_exploit,
 }
 
 

@@ -788,3 +788,27 @@ def test_a_model_trained_at_either_precision_saves_the_same_format_and_plays_ali
     rules = make_rules("four_handed")
     result = evaluate({p: f"model:{f}" for p, f in files.items()}, rules, 20, seed=4)
     assert result.num_deals == 20
+
+
+def test_a_checkpoint_whose_snapshot_count_was_edited_is_refused(tmp_path):
+    """The metadata's snapshot count must match the snapshots the file holds: a clear error, not a crash."""
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    from training.runs import load_checkpoint
+
+    args = ppo.Args(variant="four_handed", num_tables=8, hidden="16", critic_hidden="16", threads=1,
+                    progress=False, opponents="self=1,snapshots=1")  # fmt: skip
+    tr = ppo.Trainer(args)
+    tr.add_snapshot()
+    tr.save(tmp_path / "checkpoint.safetensors")
+    fresh = ppo.Trainer(args)
+    fresh.load(tmp_path / "checkpoint.safetensors")
+    assert len(fresh.snapshot_actors) == 1
+    with safe_open(str(tmp_path / "checkpoint.safetensors"), framework="pt") as f:
+        meta, tensors = dict(f.metadata()), {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+    key = "euchre_env_checkpoint"
+    meta[key] = json.dumps({**json.loads(meta[key]), "snapshots": 10**9})
+    save_file(tensors, str(tmp_path / "edited.safetensors"), metadata=meta)
+    with pytest.raises(ValueError, match="lists 1000000000 snapshots but it holds 1"):
+        load_checkpoint(tmp_path / "edited.safetensors", fresh.net, fresh.opt, lambda: None)

@@ -88,8 +88,15 @@ def load_checkpoint(
             _, i, key = k.split(".", 2)
             state.setdefault(int(i), {})[key] = v if key == "step" else v.to(device)
     opt.load_state_dict({"state": state, "param_groups": meta["param_groups"]})
+    stored = {k.split(".", 2)[1] for k in tensors if k.startswith("snap.")}
+    count = meta["snapshots"]
+    if not isinstance(count, int) or count != len(stored) or stored != {str(j) for j in range(count)}:
+        raise ValueError(
+            f"checkpoint {path}: its metadata lists {meta['snapshots']} snapshots but it holds {len(stored)} "
+            "(a damaged or edited file)"
+        )
     snapshots = []
-    for j in range(meta["snapshots"]):
+    for j in range(count):
         actor = make_actor()
         prefix = f"snap.{j}."
         actor.load_state_dict({k[len(prefix) :]: v for k, v in tensors.items() if k.startswith(prefix)})
