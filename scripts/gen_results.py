@@ -364,12 +364,12 @@ def table_exploit() -> str:
     cpus = set()
     for name in (n for n in SOURCES if n.startswith("exploit_")):
         data = load(name)
-        start, final = data["curve"][0], data["final"]
+        start, final = ({"mean": x["edge"], "ci95": x["ci95"]} for x in (data["curve"][0], data["final"]))
         game = data["deal_set"]["variant"].replace("_", "-")
         cpus.add(f"{data['threads']} threads of {data['cpu']} ({data['device']}, {data['precision']})")
         rows.append(
             f"| `{data['target']}` | {game} | {data['train_seconds'] / 60:.0f} min | {data['learner_decisions']:,} "
-            f"| {_pm(start)} ({data['curve_deals']:,} deals) | **{_pm(final)}** ({final['deals']:,} deals) "
+            f"| {_pm(start)} ({data['curve_deals']:,} deals) | **{_pm(final)}** ({data['final']['deals']:,} deals) "
             f"| `{command_of(name, data)}` |"
         )
     return "\n".join(rows) + f"\n\nTrained on {', '.join(sorted(cpus))}; the learning curves are `exploit.png` beside each file."
