@@ -260,12 +260,12 @@ class Trainer:
         snaps = self.snapshots()
         entry, seats = assign_seats(rng, self.weights, len(snaps), args.num_tables, rules)
         controllers = np.full(seats.shape, -1, np.int64)
-        if args.target:
-            seats = target_seats(rng, args.num_tables, rules)
-            entry = np.full(args.num_tables, -1)
+        if args.target:  # the target (self.fixed's only entry) at its seats of every table
+            seats, entry = target_seats(rng, args.num_tables, rules), np.full(args.num_tables, -1)
             controllers[seats] = 0
-        for k, kind in enumerate(self.fixed if not args.target else ()):
-            controllers[seats & (entry == POOL.index(kind))[:, None]] = k
+        else:
+            for k, kind in enumerate(self.fixed):
+                controllers[seats & (entry == POOL.index(kind))[:, None]] = k
         snap_rows = entry == POOL.index("snapshots")
         if snap_rows.any():
             pick = len(self.fixed) + rng.integers(0, len(snaps), size=int(snap_rows.sum()))
