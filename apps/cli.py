@@ -1,6 +1,6 @@
 """The ``euchre`` command line: one argparse tree over the commands of every package.
 
-    euchre bench | eval | leaderboard | exploit | train [ppo|sb3|rllib] | analyse {phase-split,open-cards,halves}
+    euchre bench | eval | leaderboard | exploit | train [ppo|dmc|sb3|rllib] | compare-learners | analyse {phase-split,open-cards,halves}
            | play | serve | dataset | partner-bench        (euchre COMMAND --help for its options)
 
 Each command is a module with ``add_arguments(parser)`` (its options, which the tree shows in
@@ -30,10 +30,12 @@ class Command:
 
 TRAIN_ROUTES = {  # euchre train ROUTE: the learner's module
     "ppo": ("training.batched.ppo", "batched self-play PPO on the engine (the default route)"),
+    "dmc": ("training.batched.dmc", "batched Deep Monte-Carlo on the engine (action values, epsilon-greedy)"),
     "sb3": ("training.sb3.train", "sb3-contrib's MaskablePPO on the Gymnasium envs"),
     "rllib": ("training.rllib.train", "multi-agent PPO on Ray RLlib (the rllib extra)"),
 }
 DEFAULT_ROUTE = "ppo"
+LOCAL_ALGOS = ["ppo", "dmc", "sb3"]  # the routes --algo names (rllib is --backend rllib)
 
 COMMANDS = (
     Command(("bench",), "euchre_env.bench", "measure engine and environment throughput beside OpenSpiel"),
@@ -41,6 +43,7 @@ COMMANDS = (
     Command(("leaderboard",), "arena.leaderboard", "rate agents by every pair's match on a frozen deal set"),
     Command(("exploit",), "training.exploit", "train a best response against an agent and measure its edge"),
     *(Command(("train", route), module, what) for route, (module, what) in TRAIN_ROUTES.items()),
+    Command(("compare-learners",), "training.compare", "train learners for the same minutes, compare them"),
     Command(("analyse", "phase-split"), "arena.phase_split", "an agent's edge split into bidding and play"),
     Command(("analyse", "open-cards"), "arena.open_cards", "what seeing every card is worth against an agent"),
     Command(("analyse", "halves"), "arena.five_handed_halves", "both halves of a five-handed match"),
@@ -50,7 +53,7 @@ COMMANDS = (
     Command(("partner-bench",), "partner_lab.bench", "score hidden-partner beliefs: log-loss, calibration"),
 )
 GROUPS = {
-    "train": "train an agent: euchre train [ppo|sb3|rllib] (ppo when no route is named)",
+    "train": "train an agent: euchre train [ppo|dmc|sb3|rllib] (ppo when no route is named)",
     "analyse": "yardsticks: where an agent's edge comes from",
 }
 
@@ -89,8 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
         parser = parent.add_parser(cmd.words[-1], help=cmd.help, description=doc,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
         if cmd.words[0] == "train":
-            route = parser.add_argument_group("route (the same as naming it: euchre train sb3, euchre train rllib)")
-            route.add_argument("--algo", choices=["ppo", "sb3"], help="the local trainer (default ppo)")
+            route = parser.add_argument_group("route (the same as naming it: euchre train dmc, euchre train rllib)")
+            route.add_argument("--algo", choices=LOCAL_ALGOS, help="the local trainer (default ppo)")
             route.add_argument("--backend", choices=["local", "rllib"], help="where it runs (default local)")
         module.add_arguments(parser)
         parser.set_defaults(command=cmd)
@@ -112,8 +115,8 @@ def route_words(argv: Sequence[str]) -> list[str]:
     rest = argv[2:] if named else argv[1:]
     algo, rest = _pop_option(rest, "--algo")
     backend, rest = _pop_option(rest, "--backend")
-    if algo is not None and algo not in ("ppo", "sb3"):
-        raise ValueError(f"--algo must be one of ['ppo', 'sb3'], got {algo!r}")
+    if algo is not None and algo not in LOCAL_ALGOS:
+        raise ValueError(f"--algo must be one of {LOCAL_ALGOS}, got {algo!r}")
     if backend is not None and backend not in ("local", "rllib"):
         raise ValueError(f"--backend must be one of ['local', 'rllib'], got {backend!r}")
     if backend == "rllib" and algo is not None:

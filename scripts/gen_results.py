@@ -375,6 +375,33 @@ def table_exploit() -> str:
     return "\n".join(rows) + f"\n\nTrained on {', '.join(sorted(cpus))}; the learning curves are `exploit.png` beside each file."
 
 
+def table_compare(name: str) -> str:
+    """Learners trained for equal minutes: each against the heuristic, and head to head (training page)."""
+    data = load(name)
+    learners = list(data["learners"])
+    minutes = sorted({r["minutes"] for r in data["runs"]})
+    at = {(r["learner"], r["minutes"]): r for r in data["runs"]}
+    rows = [
+        "| training minutes | " + " | ".join(f"`{n}` against the heuristic" for n in learners) + " | head to head |",
+        "|---:|" + "---|" * (len(learners) + 1),
+    ]
+    for m in minutes:
+        cells = []
+        for n in learners:
+            r = at.get((n, m))
+            cells.append(f"{_pm(r['vs_heuristic'])} ({r['learner_decisions'] / 1e6:.1f}M decisions)" if r else "")
+        pairs = [h for h in data["head_to_head"] if h["minutes"] == m]
+        duels = "; ".join(f"`{h['a']}` − `{h['b']}` {_pm(h)}" for h in pairs)
+        rows.append(f"| {m:g} | " + " | ".join(cells) + f" | {duels} |")
+    ds = data["deal_set"]
+    return (
+        "\n".join(rows)
+        + f"\n\n{data['unit'].capitalize()}, {data['deals']:,} deals of `{ds['name']}`, 95% intervals; each run "
+        f"trained from scratch on {data['threads']} threads of {data['cpu']}, seed {data['seed']}. The plot is "
+        f"`{SOURCES[name][0].replace('.json', '.png')}`. Command: `{command_of(name, data)}`."
+    )
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "models": table_models,
     "speed": table_speed,

@@ -55,7 +55,9 @@ def test_each_command_line_reaches_its_command(argv, words):
 
 def test_the_train_help_shows_the_routes_and_each_route_its_own_options(capsys):
     text = help_of(capsys, ["train"])
-    assert "--algo {ppo,sb3}" in text and "--backend {local,rllib}" in text and "--total-decisions" in text
+    assert "--algo {ppo,dmc,sb3}" in text and "--backend {local,rllib}" in text and "--total-decisions" in text
+    dmc = help_of(capsys, ["train", "dmc"])
+    assert "--epsilon" in dmc and "--clip-coef" not in dmc and "--epsilon" not in text
     assert "--num-env-runners" in help_of(capsys, ["train", "rllib"])
     assert "--total-timesteps" in help_of(capsys, ["train", "sb3"])
     assert "--total-decisions" not in help_of(capsys, ["train", "sb3"])

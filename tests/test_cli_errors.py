@@ -25,7 +25,7 @@ BAD = [
     (["train", "--algo", "sb3", "--init-model", "/missing.zip"], "no model file"),
     (["train", "--algo", "sb3", "--imitate", "nosuch"], "unknown agent 'nosuch'"),
     (["train", "--gamma", "2"], "--gamma must be in (0, 1]"),
-    (["train", "--algo", "nosuch"], "--algo must be one of ['ppo', 'sb3']"),
+    (["train", "--algo", "nosuch"], "--algo must be one of ['ppo', 'dmc', 'sb3']"),
 ]
 
 

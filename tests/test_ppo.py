@@ -399,7 +399,7 @@ def start_run(argv: list[str]) -> subprocess.Popen:
 
 
 def same_history(a: Path, b: Path) -> bool:
-    strip = lambda h: [{k: v for k, v in e.items() if k != "seconds"} for e in h["history"]]
+    strip = lambda h: [{k: v for k, v in e.items() if k not in ("seconds", "train_seconds")} for e in h["history"]]
     return strip(json.loads((a / "eval_history.json").read_text())) == strip(
         json.loads((b / "eval_history.json").read_text())
     )

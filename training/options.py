@@ -10,33 +10,39 @@ from typing import Any
 
 def dataclass_parser(
     cls: type, help_text: Mapping[str, str], prog: str, description: str,
-    choices: Mapping[str, Sequence[str]] | None = None, epilog: str | None = None,
+    choices: Mapping[str, Sequence[str]] | None = None, epilog: str | None = None, skip: Sequence[str] = (),
+    defaults: Mapping[str, Any] | None = None,
 ) -> argparse.ArgumentParser:  # fmt: skip
     """A parser with one ``--kebab-case`` option per field of ``cls`` (:func:`add_dataclass_options`)."""
     parser = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog)
-    add_dataclass_options(parser, cls, help_text, choices)
+    add_dataclass_options(parser, cls, help_text, choices, skip, defaults)
     return parser
 
 
 def add_dataclass_options(
     parser: argparse.ArgumentParser, cls: type, help_text: Mapping[str, str],
-    choices: Mapping[str, Sequence[str]] | None = None,
+    choices: Mapping[str, Sequence[str]] | None = None, skip: Sequence[str] = (),
+    defaults: Mapping[str, Any] | None = None,
 ) -> None:  # fmt: skip
     """Add one ``--kebab-case`` option per field of ``cls`` to ``parser`` (bools as ``--x/--no-x``).
 
-    Every field needs an entry in ``help_text``; ``choices`` restricts string fields.
+    Every field needs an entry in ``help_text``; ``choices`` restricts string fields; the fields in ``skip``
+    get no option; ``defaults`` replaces some fields' defaults.
     """
     for f in dataclasses.fields(cls):
+        if f.name in skip:
+            continue
         flag = "--" + f.name.replace("_", "-")
+        default = defaults[f.name] if defaults and f.name in defaults else f.default
         if f.type == "bool":
             parser.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=f.default, help=help_text[f.name]
+                flag, action=argparse.BooleanOptionalAction, default=default, help=help_text[f.name]
             )
             continue
         kind = {"int": int, "float": float}.get(str(f.type), str)
         extra: dict[str, Any] = {"choices": list(choices[f.name])} if choices and f.name in choices else {}
         parser.add_argument(
-            flag, type=kind, default=f.default, help=f"{help_text[f.name]} (default: {f.default})", **extra
+            flag, type=kind, default=default, help=f"{help_text[f.name]} (default: {default})", **extra
         )
 
 

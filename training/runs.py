@@ -150,7 +150,8 @@ def provenance(args: Any, command: str) -> dict[str, Any]:
             commit = head.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         pass
-    out = {"command": command, "seed": args.seed, "commit": commit, "algo": "ppo", "variant": args.variant}
+    out = {"command": command, "seed": args.seed, "commit": commit, "algo": getattr(args, "algo", "ppo"),
+           "variant": args.variant}
     if dataclasses.is_dataclass(args):  # a trainer's Args (other callers pass a few fields in a Namespace)
         out["settings"] = {k: v for k, v in dataclasses.asdict(args).items() if k not in NOT_SETTINGS}
     return out

@@ -1,4 +1,10 @@
-"""The settings of ``euchre train [ppo]``: :class:`Args` (one field, one ``--option``), their help and checks."""
+"""The settings of ``euchre train [ppo|dmc]``: :class:`Args` (one field, one ``--option``), their help and checks.
+
+Both learners of the batched trainer share one :class:`Args`; ``algo`` says which one a run is (the route
+``euchre train ppo`` or ``euchre train dmc`` sets it). ``PPO_ONLY`` and ``DMC_ONLY`` list the settings
+only one of them reads (the other's command line does not offer them), and ``ALGO_DEFAULTS`` the defaults
+DMC sets differently; :func:`algo_args` builds a learner's settings from them.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ from training.options import add_dataclass_options, check_ranges, dataclass_pars
 DEFAULT_DECISIONS = {4: 4_000_000, 5: 3_000_000}
 
 HELP = {
+    "algo": "the learner: ppo (policy gradient with a critic) or dmc (Deep Monte-Carlo: action values regressed "
+    "on the hand's return); set by the route, euchre train ppo or euchre train dmc",
     "exp_name": "experiment name, part of the generated run folder's name",
     "variant": "game: four_handed or five_handed",
     "seed": "seed of the deals, the network and every random draw",
@@ -89,6 +97,8 @@ HELP = {
     "on GPUs that support it, slower elsewhere); 'auto' (the default): bf16 where it is fast, else fp32 (args.json "
     "records which). Saved models are float32 either way",
     "progress": "show a progress bar",
+    "epsilon": "DMC: probability that a learner decision with a choice takes a uniformly random legal action "
+    "instead of the best valued one (exploration; the saved model always takes the best)",
 }
 
 
@@ -96,6 +106,7 @@ HELP = {
 class Args:
     """Every setting of a run (each one a ``--kebab-case`` option)."""
 
+    algo: str = "ppo"
     exp_name: str = "ppo"
     variant: str = "four_handed"
     seed: int = 1
@@ -146,9 +157,30 @@ class Args:
     device: str = "cpu"
     precision: str = "auto"
     progress: bool = True
+    epsilon: float = 0.03
+
+
+# Settings only one learner reads (the other's route offers no option for them, and check_args refuses them
+# set away from their defaults), and DMC's own defaults.
+PPO_ONLY = ("gamma", "gae_lambda", "clip_coef", "ent_coef", "vf_coef", "critic", "critic_hidden",
+            "action_values", "action_value_horizon", "imitate", "imitate_decisions", "imitate_lr")  # fmt: skip
+DMC_ONLY = ("epsilon",)
+ALGO_DEFAULTS: dict[str, dict[str, object]] = {
+    "ppo": {},
+    "dmc": {"exp_name": "dmc", "prior": "", "prior_weight": 0.5, "update_epochs": 1},
+}
+
+
+def algo_args(algo: str, **settings: object) -> Args:
+    """``Args`` of the learner ``algo`` (``"ppo"`` or ``"dmc"``): its defaults (``ALGO_DEFAULTS``), then
+    ``settings``. ``Args(...)`` alone gives PPO's defaults."""
+    if algo not in ALGO_DEFAULTS:
+        raise ValueError(f"algo must be one of {sorted(ALGO_DEFAULTS)}, got {algo!r}")
+    return Args(**{**ALGO_DEFAULTS[algo], **settings, "algo": algo})  # type: ignore[arg-type]
 
 
 CHOICES = {
+    "algo": sorted(ALGO_DEFAULTS),
     "variant": sorted(PRESETS),
     "activation": ["relu", "tanh"],
     "critic": ["full", "obs"],
@@ -160,16 +192,23 @@ CHOICES = {
 }
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``euchre train [ppo]``: one per field of :class:`Args`."""
-    add_dataclass_options(parser, Args, HELP, CHOICES)
+def _not_offered(algo: str) -> tuple[str, ...]:
+    """The fields of ``Args`` that route ``algo`` offers no option for."""
+    return ("algo", *(DMC_ONLY if algo == "ppo" else PPO_ONLY))
 
 
-def parse_args(argv: Sequence[str] | None = None) -> Args:
-    """``Args`` from the command line; a bad value exits with status 2 and a one-line message."""
-    parser = dataclass_parser(Args, HELP, "euchre train", __doc__.split("\n\n")[0], CHOICES,
-                              epilog="euchre train sb3 and euchre train rllib are the other routes (their own --help).")  # fmt: skip
-    args = Args(**vars(parser.parse_args(argv)))
+def add_arguments(parser: argparse.ArgumentParser, algo: str = "ppo") -> None:
+    """The options of ``euchre train ppo`` (or ``dmc``): one per field of :class:`Args` that the learner reads."""
+    add_dataclass_options(parser, Args, HELP, CHOICES, skip=_not_offered(algo), defaults=ALGO_DEFAULTS[algo])
+
+
+def parse_args(argv: Sequence[str] | None = None, algo: str = "ppo") -> Args:
+    """``Args`` of learner ``algo`` from the command line; a bad value exits with status 2 and a one-line
+    message."""
+    parser = dataclass_parser(Args, HELP, f"euchre train {algo}", __doc__.split("\n\n")[0], CHOICES,
+                              epilog="euchre train ppo|dmc|sb3|rllib are the routes (each has its own --help).",
+                              skip=_not_offered(algo), defaults=ALGO_DEFAULTS[algo])  # fmt: skip
+    args = algo_args(algo, **vars(parser.parse_args(argv)))
     try:
         check_args(args)
     except ValueError as err:
@@ -179,6 +218,16 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
 
 def check_args(args: Args) -> None:
     """Raise ``ValueError`` naming the first option out of range."""
+    if args.algo not in ALGO_DEFAULTS:
+        raise ValueError(f"algo must be one of {sorted(ALGO_DEFAULTS)}, got {args.algo!r}")
+    other = PPO_ONLY if args.algo == "dmc" else DMC_ONLY
+    defaults = Args()
+    for name in other:
+        if getattr(args, name) != getattr(defaults, name):
+            raise ValueError(f"--{name.replace('_', '-')} is not a setting of euchre train {args.algo}, "
+                             f"got {getattr(args, name)!r}")  # fmt: skip
+    if not 0 <= args.epsilon <= 1:
+        raise ValueError(f"--epsilon must be in [0, 1], got {args.epsilon}")
     check_ranges(
         args,
         at_least_1=("num_tables", "minibatch_size", "update_epochs", "max_snapshots",

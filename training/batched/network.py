@@ -18,7 +18,8 @@ from training.options import layer_sizes
 
 
 def build_net(args: Args, rules: RulesConfig) -> Any:
-    """Actor and critic MLPs (``net.actor``, ``net.critic``), orthogonally initialised as in CleanRL."""
+    """The learner's MLPs, orthogonally initialised as in CleanRL: ``net.actor`` (the saved policy: one output
+    per action, logits under PPO, action values under DMC) and, for PPO, ``net.critic``."""
     import torch
 
     from agents.neural import build_mlp, extra_card_sets
@@ -30,17 +31,21 @@ def build_net(args: Args, rules: RulesConfig) -> Any:
     net.actor = build_mlp(
         [d + CARD_SLOTS * derived, *layer_sizes(args.hidden, "--hidden"), NUM_ACTIONS], args.activation
     )
-    net.critic = build_mlp(
-        [d + CARD_SLOTS * (derived + others), *layer_sizes(args.critic_hidden, "--critic-hidden"), 1],
-        args.activation,
-    )
+    if args.algo == "ppo":
+        net.critic = build_mlp(
+            [d + CARD_SLOTS * (derived + others), *layer_sizes(args.critic_hidden, "--critic-hidden"), 1],
+            args.activation,
+        )
     if args.suit_symmetry:
         from agents.suit_symmetry import SuitSymmetric
 
         sort = args.sort_other_colour
         net.actor = SuitSymmetric(net.actor, rules, derived, sort_other_colour=sort)
-        net.critic = SuitSymmetric(net.critic, rules, derived + others, relabel_output=False, sort_other_colour=sort)
-    for module, last_gain in ((net.actor, 0.01), (net.critic, 1.0)):
+        if args.algo == "ppo":
+            net.critic = SuitSymmetric(net.critic, rules, derived + others, relabel_output=False,
+                                       sort_other_colour=sort)  # fmt: skip
+    modules = [(net.actor, 0.01), *([(net.critic, 1.0)] if args.algo == "ppo" else [])]
+    for module, last_gain in modules:
         linears = [m for m in module if isinstance(m, torch.nn.Linear)]
         for i, layer in enumerate(linears):
             torch.nn.init.orthogonal_(layer.weight, last_gain if i == len(linears) - 1 else np.sqrt(2))

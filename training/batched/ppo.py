@@ -103,7 +103,7 @@ from training.runs import (
 __all__ = [  # the trainer's names, and the pieces it is made of (one module each) under one roof
     "BF16_ENV", "CHOICES", "DEFAULT_DECISIONS", "HELP", "LOSSES", "POOL", "Args", "Trainer",
     "action_advantages", "add_arguments", "assign_seats", "autocast", "build_net", "canonicalise",
-    "check_args", "cpu_has_bf16", "evaluate_now", "hidden_bits", "imitate", "layers", "learner_act",
+    "check_args", "check_device", "cpu_has_bf16", "evaluate_now", "hidden_bits", "imitate", "layers", "learner_act",
     "logp_of", "main", "parse_args", "policy_config", "policy_logits", "ppo_update", "resolve_args",
     "resolve_precision", "run_at", "seat_value", "to_tensors", "train", "values_of", "with_prior",
 ]  # fmt: skip
@@ -244,10 +244,9 @@ class Trainer:
         return share
 
     def iterate(self) -> dict[str, float]:
-        """One iteration: seat the tables, play a hand at each, one PPO update. Returns its statistics."""
+        """One iteration: seat the tables, play a hand at each (:meth:`play`), one update (:meth:`learn`).
+        Returns its statistics."""
         import torch
-
-        from training.batched.rollout import collect, gae
 
         args, rules, net, progress = self.args, self.rules, self.net, self.progress
         start = time.perf_counter()
@@ -272,39 +271,11 @@ class Trainer:
             controllers[snap_rows] = np.where(seats[snap_rows], pick[:, None], -1)
         seeds = rng.integers(0, 2**63, size=args.num_tables, dtype=np.uint64)
         net.eval()
-        chosen: list[np.ndarray] = []
-        from agents.neural import network_input
-
-        inputs = lambda obs: network_input(obs, args.features, rules)  # obs itself without --features
-        act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen, inputs)
-        pool = [*self.fixed.values(), *snaps]
-        valuer = critic = None  # valuer samples like act, records nothing
-        if args.action_values:
-            valuer = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, [], inputs)
-        if args.action_value_horizon == "next":
-            critic = seat_value(net.critic, self.device, inputs, args.critic == "full")
-        ro = collect(rules, seeds, controllers, act, pool, rng, args.zero_sum,
-                     record_forced=not args.skip_forced, counterfactual=valuer,
-                     value_play=args.action_values == "all", critic=critic)  # fmt: skip
+        ro, prior_choice = self.play(seeds, controllers, [*self.fixed.values(), *snaps], rng, gen)
         played = time.perf_counter()
-        data = to_tensors(ro, args, self.device, rules)
-        if self.prior is not None:
-            choice = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
-            data["prior"] = torch.from_numpy(choice).to(self.device)
-            data["prior_w"] = torch.from_numpy(self.config.prior_weights(choice)).to(self.device)
-        data = canonicalise(net, data)  # once, not on every pass of every epoch
-        if ro.q is not None:
-            data.update(action_advantages(net, data, args))
-        values = values_of(net, data, args.precision)
-        if args.precision != "fp32":  # the ratio's denominator at the update's precision (the rollout ran fp32)
-            data["logp"] = logp_of(net, data, args)
-        adv, ret = gae(ro, values, args.gamma, args.gae_lambda)
-        data["advantages"] = torch.from_numpy(adv).to(self.device)
-        data["returns"] = torch.from_numpy(ret).to(self.device)
         net.train()
-        stats = ppo_update(net, self.opt, data, args, cpu_gen)
+        stats = self.learn(ro, prior_choice, cpu_gen)
         net.eval()
-        stats["explained_variance"] = float(1 - np.var(ret - values) / (np.var(ret) + 1e-8))
         before = progress.learner_decisions
         progress.iteration += 1
         progress.learner_decisions += len(ro)
@@ -329,6 +300,53 @@ class Trainer:
             self.add_snapshot()
         stats["decisions"] = float(len(ro))
         stats["forced"] = float(ro.forced)  # the learner's forced decisions, played but not learned from
+        return stats
+
+    def play(self, seeds: np.ndarray, controllers: np.ndarray, pool: list[Any], rng: np.random.Generator,
+             gen: Any) -> tuple[Any, np.ndarray | None]:  # fmt: skip
+        """One hand at each table (:func:`~training.batched.rollout.collect`), the learner sampling from its
+        policy. Returns the rollout and, with a prior, its choice at each rollout row (int64 (N,); else None)."""
+        from agents.neural import network_input
+        from training.batched.rollout import collect
+
+        args, rules, net = self.args, self.rules, self.net
+        chosen: list[np.ndarray] = []
+        inputs = lambda obs: network_input(obs, args.features, rules)  # obs itself without --features
+        act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen, inputs)
+        valuer = critic = None  # valuer samples like act, records nothing
+        if args.action_values:
+            valuer = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, [], inputs)
+        if args.action_value_horizon == "next":
+            critic = seat_value(net.critic, self.device, inputs, args.critic == "full")
+        ro = collect(rules, seeds, controllers, act, pool, rng, args.zero_sum,
+                     record_forced=not args.skip_forced, counterfactual=valuer,
+                     value_play=args.action_values == "all", critic=critic)  # fmt: skip
+        if self.prior is None:
+            return ro, None
+        return ro, np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+
+    def learn(self, ro: Any, prior_choice: np.ndarray | None, gen: Any) -> dict[str, float]:
+        """The PPO update on one rollout (``prior_choice`` as :meth:`play` returns it); returns its statistics."""
+        import torch
+
+        from training.batched.rollout import gae
+
+        args, net = self.args, self.net
+        data = to_tensors(ro, args, self.device, self.rules)
+        if prior_choice is not None:
+            data["prior"] = torch.from_numpy(prior_choice).to(self.device)
+            data["prior_w"] = torch.from_numpy(self.config.prior_weights(prior_choice)).to(self.device)
+        data = canonicalise(net, data)  # once, not on every pass of every epoch
+        if ro.q is not None:
+            data.update(action_advantages(net, data, args))
+        values = values_of(net, data, args.precision)
+        if args.precision != "fp32":  # the ratio's denominator at the update's precision (the rollout ran fp32)
+            data["logp"] = logp_of(net, data, args)
+        adv, ret = gae(ro, values, args.gamma, args.gae_lambda)
+        data["advantages"] = torch.from_numpy(adv).to(self.device)
+        data["returns"] = torch.from_numpy(ret).to(self.device)
+        stats = ppo_update(net, self.opt, data, args, gen)
+        stats["explained_variance"] = float(1 - np.var(ret - values) / (np.var(ret) + 1e-8))
         if ro.q is not None:
             stats["valued_decisions"] = float(data["q_rows"].numel())
         return stats
@@ -351,7 +369,12 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
         args = resolve_args(args)
         write_json(run_dir / "args.json", dataclasses.asdict(args))
     command = command or "training.batched.ppo.train(" + repr(dataclasses.asdict(args)) + ")"
-    tr = Trainer(args, command)
+    if args.algo == "dmc":
+        from training.batched.dmc import DMCTrainer
+
+        tr: Trainer = DMCTrainer(args, command)
+    else:
+        tr = Trainer(args, command)
     progress = tr.progress
     if args.resume:
         tr.load(run_dir / CHECKPOINT)
@@ -367,7 +390,8 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
         start = time.perf_counter()
         scores = evaluate_now(tr.live, tr.rules, args, search, tr.fixed.get("target"))
         progress.history.append({"iteration": progress.iteration, "learner_decisions": progress.learner_decisions,
-                                 "seconds": progress.seconds, "eval": scores})  # fmt: skip
+                                 "seconds": progress.seconds, "train_seconds": progress.train_seconds,
+                                 "eval": scores})  # fmt: skip
         for name, s in scores.items():
             writer.add_scalar(f"eval/points_vs_{name}", s["advantage"], progress.learner_decisions)
             if tr.rules.called_card:
@@ -432,7 +456,8 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
 def _with(config: Any, progress: Progress) -> Any:
     """``config`` with the run's progress in its provenance."""
     return dataclasses.replace(config, provenance={**config.provenance, "iteration": progress.iteration,
-                                                   "learner_decisions": progress.learner_decisions})  # fmt: skip
+                                                   "learner_decisions": progress.learner_decisions,
+                                                   "train_seconds": progress.train_seconds})  # fmt: skip
 
 
 def _writer(run_dir: Path) -> Any:
@@ -450,21 +475,27 @@ def _bar(args: Args, progress: Progress) -> Any:
                 unit_scale=True, desc=f"train {args.variant}")  # fmt: skip
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI entry point (``euchre train [--algo ppo]``)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = parse_args(argv)
-    try:
-        if args.device.startswith("cuda"):
-            import torch
+def check_device(device: str) -> None:
+    """Raise ``ValueError`` when ``device`` is a CUDA device and torch sees none."""
+    if device.startswith("cuda"):
+        import torch
 
-            if not torch.cuda.is_available():
-                raise ValueError(f"--device {args.device}: torch sees no CUDA device on this machine")
+        if not torch.cuda.is_available():
+            raise ValueError(f"--device {device}: torch sees no CUDA device on this machine")
+
+
+def main(argv: Sequence[str] | None = None, algo: str = "ppo") -> int:
+    """CLI entry point (``euchre train [ppo]``; ``euchre train dmc`` with ``algo="dmc"``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv, algo=algo)
+    prog = "euchre train" if algo == "ppo" else f"euchre train {algo}"
+    try:
+        check_device(args.device)
         run_dir = prepare_run_dir(args)
     except ValueError as err:
-        print(f"euchre train: error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
-    train(args, command="euchre train " + shlex.join(argv), run_dir=run_dir)
+    train(args, command=f"{prog} " + shlex.join(argv), run_dir=run_dir)
     return 0
 
 
