@@ -29,6 +29,8 @@ The results files (:data:`SOURCES`), each with the command that wrote it:
   cached beside them, under ``pairs/``, so a rerun with one more agent plays only its pairs);
 * ``docs/results/exploit_*/exploit.json``: ``euchre exploit`` reports (their ``"command"``; the
   response models they trained are not kept);
+* ``docs/results/compare_four_handed/compare.json``: ``euchre compare-learners`` (its ``"command"``; the
+  runs it trained and the matches it played stay under the folder, not in git);
 * ``docs/results/bench.json``: ``euchre bench``'s figures (``"figures"``) with the command, the CPU
   (``lscpu``) and the load when it ran, written by ``--measure bench`` (``euchre bench --json``
   records neither the command nor the CPU).
@@ -85,6 +87,13 @@ SOURCES: dict[str, tuple[str, str]] = {
         (
             "euchre leaderboard --deal-set five_handed-v1 --agents random heuristic model:five_handed search@100 "
             "--out docs/results/leaderboard_five_handed --quiet"
+        ),
+    ),
+    "compare_four_handed": (
+        "docs/results/compare_four_handed/compare.json",
+        (
+            "euchre compare-learners --deal-set four_handed-v1 --learners ppo dmc dmc-heuristic --minutes 4 "
+            "--out docs/results/compare_four_handed"
         ),
     ),
     **{
@@ -411,6 +420,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "leaderboard-four-handed": lambda: table_leaderboard("leaderboard_four_handed"),
     "leaderboard-five-handed": lambda: table_leaderboard("leaderboard_five_handed"),
     "exploit": table_exploit,
+    "compare-four-handed": lambda: table_compare("compare_four_handed"),
 }
 
 
