@@ -1,6 +1,6 @@
 """The ``euchre`` command line: one argparse tree over the commands of every package.
 
-    euchre bench | eval | leaderboard | exploit | train [ppo|dmc|sb3|rllib] | compare-learners | analyse {phase-split,open-cards,halves}
+    euchre bench | eval | leaderboard | exploit | train [ppo|dmc|sb3|rllib] [--backend ray] | compare-learners | analyse {phase-split,open-cards,halves}
            | play | serve | dataset | partner-bench        (euchre COMMAND --help for its options)
 
 Each command is a module with ``add_arguments(parser)`` (its options, which the tree shows in
@@ -36,6 +36,8 @@ TRAIN_ROUTES = {  # euchre train ROUTE: the learner's module
 }
 DEFAULT_ROUTE = "ppo"
 LOCAL_ALGOS = ["ppo", "dmc", "sb3"]  # the routes --algo names (rllib is --backend rllib)
+RAY_ALGOS = ["ppo", "dmc"]  # the routes that also run data-parallel on Ray (--backend ray: their own option)
+BACKENDS = ["local", "ray", "rllib"]
 
 COMMANDS = (
     Command(("bench",), "euchre_env.bench", "measure engine and environment throughput beside OpenSpiel"),
@@ -93,8 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
         if cmd.words[0] == "train":
             route = parser.add_argument_group("route (the same as naming it: euchre train dmc, euchre train rllib)")
-            route.add_argument("--algo", choices=LOCAL_ALGOS, help="the local trainer (default ppo)")
-            route.add_argument("--backend", choices=["local", "rllib"], help="where it runs (default local)")
+            route.add_argument("--algo", choices=LOCAL_ALGOS, help="the trainer (default ppo)")
+            if cmd.words[1] not in RAY_ALGOS:  # those offer --backend local|ray among their own options
+                route.add_argument("--backend", choices=["local", "rllib"], help="where it runs (default local)")
         module.add_arguments(parser)
         parser.set_defaults(command=cmd)
     return top
@@ -103,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
 def route_words(argv: Sequence[str]) -> list[str]:
     """``argv`` with ``euchre train``'s route as its second word: ``train --algo sb3 ...`` (and ``train
     --backend rllib ...``, the older spellings) become ``train sb3 ...``, and ``train ...`` without a route
-    ``train ppo ...``. Other command lines are returned unchanged.
+    ``train ppo ...``; ``--backend ray`` stays, an option of the ``ppo`` and ``dmc`` routes. Other command
+    lines are returned unchanged.
 
     Raises:
         ValueError: ``--algo``/``--backend`` that disagree with each other or with a named route.
@@ -117,15 +121,21 @@ def route_words(argv: Sequence[str]) -> list[str]:
     backend, rest = _pop_option(rest, "--backend")
     if algo is not None and algo not in LOCAL_ALGOS:
         raise ValueError(f"--algo must be one of {LOCAL_ALGOS}, got {algo!r}")
-    if backend is not None and backend not in ("local", "rllib"):
-        raise ValueError(f"--backend must be one of ['local', 'rllib'], got {backend!r}")
+    if backend is not None and backend not in BACKENDS:
+        raise ValueError(f"--backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "rllib" and algo is not None:
         raise ValueError("--algo chooses a local trainer; --backend rllib always runs RLlib's PPO")
     implied = "rllib" if backend == "rllib" else algo
     if named and implied and implied != named:
         given = "--backend rllib" if implied == "rllib" else f"--algo {implied}"
         raise ValueError(f"euchre train {named} cannot take {given}")
-    return ["train", named or implied or DEFAULT_ROUTE, *rest]
+    route = named or implied or DEFAULT_ROUTE
+    if backend == "ray":
+        if route not in RAY_ALGOS:
+            raise ValueError(f"--backend ray runs the batched trainer (euchre train {' or '.join(RAY_ALGOS)}), "
+                             f"not euchre train {route}")  # fmt: skip
+        rest = ["--backend", "ray", *rest]
+    return ["train", route, *rest]
 
 
 def _pop_option(args: list[str], option: str) -> tuple[str | None, list[str]]:

@@ -31,6 +31,8 @@ The results files (:data:`SOURCES`), each with the command that wrote it:
   response models they trained are not kept);
 * ``docs/results/compare_four_handed/compare.json``: ``euchre compare-learners`` (its ``"command"``; the
   runs it trained and the matches it played stay under the folder, not in git);
+* ``docs/results/ray_scaling/scaling.json``, ``docs/results/ray_curves/curves.json``:
+  ``benchmarks/bench_ray.py`` (its ``"command"``): the Ray backend's speed-up and learning per decision;
 * ``docs/results/bench.json``: ``euchre bench``'s figures (``"figures"``) with the command, the CPU
   (``lscpu``) and the load when it ran, written by ``--measure bench`` (``euchre bench --json``
   records neither the command nor the CPU).
@@ -95,6 +97,14 @@ SOURCES: dict[str, tuple[str, str]] = {
             "euchre compare-learners --deal-set four_handed-v1 --learners ppo dmc dmc-heuristic --minutes 4 "
             "--out docs/results/compare_four_handed"
         ),
+    ),
+    "ray_scaling": (
+        "docs/results/ray_scaling/scaling.json",
+        "python benchmarks/bench_ray.py scaling --seconds 60 --out docs/results/ray_scaling",
+    ),
+    "ray_curves": (
+        "docs/results/ray_curves/curves.json",
+        "python benchmarks/bench_ray.py curves --decisions 3000000 --out docs/results/ray_curves",
     ),
     **{
         f"exploit_{name}": (
@@ -411,6 +421,74 @@ def table_compare(name: str) -> str:
     )
 
 
+def table_ray_scaling() -> str:
+    """Learner decisions per second of the Ray backend and the local trainer, per game (Ray page)."""
+    data = load("ray_scaling")
+    rows = ["| game | how it runs | learner decisions per second | against 1 Ray worker |", "|---|---|---:|---:|"]
+    for variant, game in data["games"].items():
+        for r in game["runs"]:
+            rows.append(f"| {variant.replace('_', '-')} | {r['config']} | {_num(r['rate'])} | {r['speedup']:.2f}x |")
+    return (
+        "\n".join(rows)
+        + f"\n\nThe default trainer (PPO) for {data['seconds']:g} s of training each, one run after the other on "
+        f"{data['cpus']} cores of {data['cpu']}. Command: `{command_of('ray_scaling', data)}`."
+    )
+
+
+# a cluster's network, for the bound worked out from the measured figures: (name, bits per second, latency s)
+NETWORKS = (("1 Gb/s Ethernet", 1e9, 100e-6), ("10 Gb/s Ethernet", 10e9, 50e-6))
+
+
+def table_ray_bound() -> str:
+    """The speed-up N one-thread workers can reach on a cluster network, from the measured figures (Ray page).
+
+    One iteration on one thread takes ``T = rows / rate`` (the local one-thread run), all of it divided among
+    N workers (each plays and learns on its share), plus, per update step, a ring all-reduce of the gradient:
+    ``2 (N - 1) / N`` times its bytes over each link, and ``2 (N - 1)`` hops of latency.
+    """
+    data = load("ray_scaling")
+    sizes = (2, 4, 8, 16, 32)
+    rows = ["| game | network | " + " | ".join(f"{n} workers" for n in sizes) + " |", "|---|---|" + "---:|" * len(sizes)]
+    notes = []
+    for variant, game in data["games"].items():
+        net = game["network"]
+        local = next(r for r in game["runs"] if r["workers"] == 0 and r["threads"] == 1)
+        t_iter = net["rows_per_iteration"] / local["rate"]
+        for name, bits, latency in NETWORKS:
+            cells = []
+            for n in sizes:
+                comm = 2 * (n - 1) / n * net["allreduce_bytes"] * 8 / bits + 2 * (n - 1) * latency
+                cells.append(f"{t_iter / (t_iter / n + net['steps_per_iteration'] * comm):.1f}x")
+            rows.append(f"| {variant.replace('_', '-')} | {name} | " + " | ".join(cells) + " |")
+        notes.append(f"{variant.replace('_', '-')}: {_num(net['parameters'])} parameters ({net['allreduce_bytes'] / 1e6:.1f} MB "
+                     f"per all-reduce), {net['steps_per_iteration']:.0f} update steps and {_num(net['rows_per_iteration'])} "
+                     f"learner decisions per iteration, {1e3 * net['seconds_per_step']:.0f} ms per step on one thread, "
+                     f"{t_iter:.1f} s per iteration on one thread")  # fmt: skip
+    return "\n".join(rows) + "\n\nMeasured (same command, same machine): " + "; ".join(notes) + "."
+
+
+def table_ray_curves() -> str:
+    """Strength against the heuristic along training, local and data-parallel (Ray page)."""
+    data = load("ray_curves")
+    rows = []
+    for variant, runs in data["games"].items():
+        names = list(runs)
+        if not rows:
+            rows = ["| game | learner decisions | " + " | ".join(names) + " | difference |", "|---|---:|" + "---|" * (len(names) + 1)]
+        for a, b in zip(*runs.values(), strict=False):
+            diff = b["vs_heuristic"] - a["vs_heuristic"]
+            rows.append(f"| {variant.replace('_', '-')} | {a['learner_decisions'] / 1e6:.1f}M | "
+                        f"{a['vs_heuristic']:+.3f} ± {a['ci95']:.3f} | {b['vs_heuristic']:+.3f} ± {b['ci95']:.3f} | "
+                        f"{diff:+.3f} |")  # fmt: skip
+    return (
+        "\n".join(rows)
+        + f"\n\nPoints per hand against the heuristic (five-handed: relative points) on 1,000 deals per evaluation, "
+        f"95% intervals; decisions are the local run's (the Ray run's evaluations fall within one iteration of them). "
+        f"Same seed and total batch, {data['cpus']} cores of {data['cpu']}. The plot is "
+        f"`{SOURCES['ray_curves'][0].replace('.json', '.png')}`. Command: `{command_of('ray_curves', data)}`."
+    )
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "models": table_models,
     "speed": table_speed,
@@ -421,6 +499,9 @@ TABLES: dict[str, Callable[[], str]] = {
     "leaderboard-five-handed": lambda: table_leaderboard("leaderboard_five_handed"),
     "exploit": table_exploit,
     "compare-four-handed": lambda: table_compare("compare_four_handed"),
+    "ray-scaling": table_ray_scaling,
+    "ray-bound": table_ray_bound,
+    "ray-curves": table_ray_curves,
 }
 
 
@@ -494,7 +575,9 @@ def measure(name: str) -> None:
         }
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         return
-    if "--overwrite" not in argv:
+    if argv[0] == "python":  # a script under benchmarks/ (it replaces its file)
+        argv[0] = sys.executable
+    elif "--overwrite" not in argv:
         argv.append("--overwrite")
     subprocess.run(argv, check=True, cwd=ROOT)
     for extra in NOT_KEPT:

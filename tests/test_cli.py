@@ -55,9 +55,12 @@ def test_each_command_line_reaches_its_command(argv, words):
 
 def test_the_train_help_shows_the_routes_and_each_route_its_own_options(capsys):
     text = help_of(capsys, ["train"])
-    assert "--algo {ppo,dmc,sb3}" in text and "--backend {local,rllib}" in text and "--total-decisions" in text
+    assert "--algo {ppo,dmc,sb3}" in text and "--backend {local,ray}" in text and "--total-decisions" in text
+    assert "--num-workers" in text and "--address" in text  # the batched routes run on Ray too
     dmc = help_of(capsys, ["train", "dmc"])
     assert "--epsilon" in dmc and "--clip-coef" not in dmc and "--epsilon" not in text
+    assert "--backend {local,ray}" in dmc
+    assert "--backend {local,rllib}" in help_of(capsys, ["train", "sb3"])
     assert "--num-env-runners" in help_of(capsys, ["train", "rllib"])
     assert "--total-timesteps" in help_of(capsys, ["train", "sb3"])
     assert "--total-decisions" not in help_of(capsys, ["train", "sb3"])
@@ -107,7 +110,7 @@ def test_the_same_things_have_the_same_option_names():
     [
         (["train", "sb3", "--backend", "rllib"], "euchre train sb3 cannot take --backend rllib"),
         (["train", "--backend", "rllib", "--algo", "sb3"], "--backend rllib always runs RLlib's PPO"),
-        (["train", "--backend", "gpu"], "--backend must be one of ['local', 'rllib'], got 'gpu'"),
+        (["train", "--backend", "gpu"], "--backend must be one of ['local', 'ray', 'rllib'], got 'gpu'"),
     ],
 )
 def test_routes_that_disagree_are_refused(argv, message, capsys):

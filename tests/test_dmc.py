@@ -121,7 +121,7 @@ def test_the_targets_are_the_seats_returns_less_the_prior_bonus_it_was_played_wi
     tr = dmc.DMCTrainer(args)
     seen = {}
 
-    def spy(module, opt, x, actions, targets, args, gen):
+    def spy(module, opt, x, actions, targets, args, gen, group):
         seen["targets"] = targets.numpy().copy()
         return {"value_loss": 0.0, "explained_variance": 0.0}
 

@@ -67,7 +67,9 @@ def train_or_reuse(args: Any, run_dir: Path, command: str) -> dict[str, Any]:
     settings = lambda a: {k: v for k, v in a.items() if k not in (*NOT_SETTINGS, "precision")}
     model = run_dir / "model.safetensors"
     trained = False
-    stored = json.loads((run_dir / "args.json").read_text()) if (run_dir / "args.json").is_file() else None
+    stored = None
+    if (run_dir / "args.json").is_file():  # settings added since the run was made take their defaults
+        stored = {**dataclasses.asdict(type(args)()), **json.loads((run_dir / "args.json").read_text())}
     if not (model.is_file() and stored is not None and settings(stored) == settings(dataclasses.asdict(args))):
         train(dataclasses.replace(args, out=str(run_dir), overwrite=True), command=command)
         trained = True

@@ -131,7 +131,7 @@ def prepare_run_dir(args: Any) -> Path:
 
 
 # Args that say where a run's files go or how it reports, not what it trains: left out of a model's settings.
-NOT_SETTINGS = ("exp_name", "out", "runs_dir", "overwrite", "resume", "progress")
+NOT_SETTINGS = ("exp_name", "out", "runs_dir", "overwrite", "resume", "progress", "address")
 
 
 def provenance(args: Any, command: str) -> dict[str, Any]:

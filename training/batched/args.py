@@ -97,6 +97,12 @@ HELP = {
     "on GPUs that support it, slower elsewhere); 'auto' (the default): bf16 where it is fast, else fp32 (args.json "
     "records which). Saved models are float32 either way",
     "progress": "show a progress bar",
+    "backend": "where it runs: 'local' (this process) or 'ray' (data-parallel on Ray Train: --num-workers "
+    "processes, each playing its share of --num-tables and computing gradients on it, averaged every step; "
+    "training.batched.ray_train)",
+    "num_workers": "with --backend ray: training processes (each uses --threads CPU threads; --num-tables must be a "
+    "multiple of it)",
+    "address": "with --backend ray: the Ray cluster to join (e.g. auto, or ray://HOST:10001); '' starts a local one",
     "epsilon": "DMC: probability that a learner decision with a choice takes a uniformly random legal action "
     "instead of the best valued one (exploration; the saved model always takes the best)",
 }
@@ -157,6 +163,9 @@ class Args:
     device: str = "cpu"
     precision: str = "auto"
     progress: bool = True
+    backend: str = "local"
+    num_workers: int = 2
+    address: str = ""
     epsilon: float = 0.03
 
 
@@ -189,6 +198,7 @@ CHOICES = {
     "action_values": ["", "bidding", "all"],
     "action_value_horizon": ["hand", "next"],
     "precision": ["auto", "fp32", "bf16"],
+    "backend": ["local", "ray"],
 }
 
 
@@ -271,6 +281,16 @@ def check_args(args: Args) -> None:
             raise ValueError(f"--target {args.target!r}: {err}") from None
     if not (args.device == "cpu" or args.device.startswith("cuda")):
         raise ValueError(f"--device must be cpu or cuda[:N], got {args.device!r}")
+    if args.backend not in CHOICES["backend"]:
+        raise ValueError(f"--backend must be one of {CHOICES['backend']}, got {args.backend!r}")
+    if args.backend == "ray":
+        if args.num_workers < 1 or args.num_tables % args.num_workers:
+            raise ValueError(f"--num-tables must be a multiple of --num-workers (each worker plays an equal share), "
+                             f"got --num-tables {args.num_tables} and --num-workers {args.num_workers}")  # fmt: skip
+        if args.device.startswith("cuda:"):
+            raise ValueError(f"--backend ray gives each worker its own GPU: use --device cuda, got {args.device!r}")
+    elif args.address:
+        raise ValueError(f"--address is the Ray cluster of --backend ray, got it with --backend {args.backend}")
 
 
 def resolve_args(args: Args) -> Args:

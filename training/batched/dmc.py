@@ -46,6 +46,7 @@ import numpy as np
 
 from training.batched import args as settings
 from training.batched.args import Args, algo_args
+from training.batched.distributed import LOCAL, Group, minibatches, optimizer_step
 from training.batched.ppo import Trainer
 from training.batched.ppo import main as ppo_main
 from training.batched.precision import run_at
@@ -112,9 +113,10 @@ def canonical_inputs(actor: Any, x: Any, actions: Any, chunk: int = 4096) -> tup
     return x, actions, layers(actor, {"canonical": True})
 
 
-def dmc_update(module: Any, opt: Any, x: Any, actions: Any, targets: Any, args: Args, gen: Any) -> dict[str, float]:
+def dmc_update(module: Any, opt: Any, x: Any, actions: Any, targets: Any, args: Args, gen: Any,
+               group: Group = LOCAL) -> dict[str, float]:  # fmt: skip
     """``--update-epochs`` passes of squared error between ``module``'s value of each taken action and its
-    target, in minibatches of ``--minibatch-size``.
+    target, in minibatches of ``--minibatch-size`` (gradients averaged over ``group``'s processes, if several).
 
     Args:
         module: (n, D') -> (n, A) action values (the network's layers on canonical inputs).
@@ -130,18 +132,15 @@ def dmc_update(module: Any, opt: Any, x: Any, actions: Any, targets: Any, args: 
     n, params = x.shape[0], [p for group in opt.param_groups for p in group["params"]]
     losses, first = [], []
     for epoch in range(args.update_epochs):
-        perm = torch.randperm(n, generator=gen).to(x.device)
         losses = []
-        for start in range(0, n, args.minibatch_size):
-            idx = perm[start : start + args.minibatch_size]
+        for idx in minibatches(n, args.minibatch_size, gen, x.device, group):
             q = run_at(module, x[idx], args.precision).float().gather(1, actions[idx, None])[:, 0]
             if epoch == 0:
                 first.append((q.detach() - targets[idx]).cpu())
             loss = 0.5 * ((q - targets[idx]) ** 2).mean()
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, args.max_grad_norm)
-            opt.step()
+            optimizer_step(params, opt, args.max_grad_norm, group)
             losses.append(float(loss.detach()))
     error = torch.cat(first) if first else torch.zeros(1)
     spread = float(targets.var()) if n > 1 else 0.0
@@ -158,10 +157,10 @@ class DMCTrainer(Trainer):
     tried (``--epsilon``) and found better, not because an untried value of 0 beats a position's negative one.
     """
 
-    def __init__(self, args: Args, command: str = "") -> None:
+    def __init__(self, args: Args, command: str = "", group: Group = LOCAL) -> None:
         import torch
 
-        super().__init__(args, command)
+        super().__init__(args, command, group)
         if self.prior is not None:
             last = [m for m in self.net.actor if isinstance(m, torch.nn.Linear)][-1]
             torch.nn.init.constant_(last.bias, PESSIMISTIC)
@@ -203,7 +202,8 @@ class DMCTrainer(Trainer):
         x = torch.from_numpy(network_input(ro.obs, args.features, self.rules)).to(self.device).to(dtype)
         actions = torch.from_numpy(ro.actions).to(self.device)
         x, actions, module = canonical_inputs(self.net.actor, x, actions)
-        stats = dmc_update(module, self.opt, x, actions, torch.from_numpy(targets).to(self.device), args, gen)
+        stats = dmc_update(module, self.opt, x, actions, torch.from_numpy(targets).to(self.device), args, gen,
+                           self.group)
         stats["mean_return"] = float(returns.mean()) if len(returns) else 0.0
         return stats
 

@@ -67,6 +67,7 @@ from training.batched.args import (
     parse_args,
     resolve_args,
 )
+from training.batched.distributed import LOCAL, Group
 from training.batched.network import (
     build_net,
     hidden_bits,
@@ -105,7 +106,7 @@ __all__ = [  # the trainer's names, and the pieces it is made of (one module eac
     "action_advantages", "add_arguments", "assign_seats", "autocast", "build_net", "canonicalise",
     "check_args", "check_device", "cpu_has_bf16", "evaluate_now", "hidden_bits", "imitate", "layers", "learner_act",
     "logp_of", "main", "parse_args", "policy_config", "policy_logits", "ppo_update", "resolve_args",
-    "resolve_precision", "run_at", "seat_value", "to_tensors", "train", "values_of", "with_prior",
+    "resolve_precision", "resumed_args", "run_at", "seat_value", "to_tensors", "train", "values_of", "with_prior",
 ]  # fmt: skip
 
 
@@ -167,6 +168,9 @@ def evaluate_now(agent: Any, rules: RulesConfig, args: Args, search: Any, target
 class Trainer:
     """The learner, its optimizer and opponent pool, advanced one PPO iteration at a time (writes no files).
 
+    With a ``group`` of several processes (:mod:`training.batched.distributed`) each plays its share of the
+    tables and the updates average their gradients; counters and statistics are the group's totals and means.
+
     Attributes:
         net: ``net.actor`` (the policy) and ``net.critic``.
         progress: counters, evaluations and curves (:class:`Progress`).
@@ -174,7 +178,7 @@ class Trainer:
         live: the current actor as a deterministic :class:`~agents.neural.NeuralAgent`.
     """
 
-    def __init__(self, args: Args, command: str = "") -> None:
+    def __init__(self, args: Args, command: str = "", group: Group = LOCAL) -> None:
         import torch
 
         from agents import make_agent
@@ -184,7 +188,7 @@ class Trainer:
         torch.set_num_threads(args.threads)
         torch.manual_seed(args.seed)
         args = resolve_args(args)
-        self.args, self.device = args, torch.device(args.device)
+        self.args, self.device, self.group = args, torch.device(args.device), group
         self.rules = make_rules(args.variant, episode="hand")
         self.net = build_net(args, self.rules).to(self.device)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -254,8 +258,8 @@ class Trainer:
         gen = torch.Generator(device=self.device).manual_seed(int(rng.integers(2**62)))
         cpu_gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
         if args.anneal_lr:
-            for group in self.opt.param_groups:
-                group["lr"] = args.learning_rate * max(0.0, 1.0 - self.done())
+            for param_group in self.opt.param_groups:
+                param_group["lr"] = args.learning_rate * max(0.0, 1.0 - self.done())
         snaps = self.snapshots()
         entry, seats = assign_seats(rng, self.weights, len(snaps), args.num_tables, rules)
         controllers = np.full(seats.shape, -1, np.int64)
@@ -270,27 +274,40 @@ class Trainer:
             pick = len(self.fixed) + rng.integers(0, len(snaps), size=int(snap_rows.sum()))
             controllers[snap_rows] = np.where(seats[snap_rows], pick[:, None], -1)
         seeds = rng.integers(0, 2**63, size=args.num_tables, dtype=np.uint64)
+        group = self.group
+        if group.world > 1:  # this process's share of the tables, and from rank 1 on its own random streams
+            mine = group.share(args.num_tables)
+            entry, seats, controllers, seeds = entry[mine], seats[mine], controllers[mine], seeds[mine]
+            if group.rank:
+                rng = np.random.default_rng(np.random.SeedSequence([args.seed, progress.iteration, group.rank]))
+                gen = torch.Generator(device=self.device).manual_seed(int(rng.integers(2**62)))
+                cpu_gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
         net.eval()
         ro, prior_choice = self.play(seeds, controllers, [*self.fixed.values(), *snaps], rng, gen)
         played = time.perf_counter()
         net.train()
-        stats = self.learn(ro, prior_choice, cpu_gen)
+        stats = group.mean(self.learn(ro, prior_choice, cpu_gen))
         net.eval()
         before = progress.learner_decisions
+        vs_h = seats.any(axis=1) & (entry == POOL.index("heuristic"))
+        against = {"target": ro.points[~seats] if args.target else np.zeros(0),
+                   "heuristic": ro.points[vs_h][~seats[vs_h]]}  # the learner's seats' points  # fmt: skip
+        totals = group.sum([len(ro), ro.decisions, ro.forced, *(p.sum() for p in against.values()),
+                            *(p.size for p in against.values())])  # fmt: skip
+        learned = int(totals[0])
         progress.iteration += 1
-        progress.learner_decisions += len(ro)
-        progress.decisions += ro.decisions
-        elapsed = time.perf_counter() - start
+        progress.learner_decisions += learned
+        progress.decisions += int(totals[1])
+        elapsed = group.max(time.perf_counter() - start)  # the slowest rank's: every rank waited for it
         progress.seconds += elapsed
         progress.train_seconds += elapsed
         stats["rollout_seconds"], stats["update_seconds"] = played - start, elapsed - (played - start)
-        stats["learner_decisions_per_second"] = len(ro) / elapsed
+        stats["learner_decisions_per_second"] = learned / elapsed
         stats["learning_rate"] = self.opt.param_groups[0]["lr"]
-        if args.target:
-            stats["reward_vs_target"] = float(ro.points[~seats].mean())
-        vs_h = seats.any(axis=1) & (entry == POOL.index("heuristic"))
-        if vs_h.any():
-            stats["reward_vs_heuristic"] = float(ro.points[vs_h][~seats[vs_h]].mean())
+        for (name, _), total, count in zip(against.items(), totals[3:5], totals[5:7], strict=True):
+            if count:
+                stats[f"reward_vs_{name}"] = float(total / count)
+        if "reward_vs_heuristic" in stats:
             progress.curve.append([progress.learner_decisions, stats["reward_vs_heuristic"]])
         crossed = (
             args.snapshot_every
@@ -298,8 +315,8 @@ class Trainer:
         )
         if crossed and self.weights.get("snapshots", 0) > 0:
             self.add_snapshot()
-        stats["decisions"] = float(len(ro))
-        stats["forced"] = float(ro.forced)  # the learner's forced decisions, played but not learned from
+        stats["decisions"] = float(learned)
+        stats["forced"] = totals[2]  # the learner's forced decisions, played but not learned from
         return stats
 
     def play(self, seeds: np.ndarray, controllers: np.ndarray, pool: list[Any], rng: np.random.Generator,
@@ -345,46 +362,57 @@ class Trainer:
         adv, ret = gae(ro, values, args.gamma, args.gae_lambda)
         data["advantages"] = torch.from_numpy(adv).to(self.device)
         data["returns"] = torch.from_numpy(ret).to(self.device)
-        stats = ppo_update(net, self.opt, data, args, gen)
+        stats = ppo_update(net, self.opt, data, args, gen, self.group)
         stats["explained_variance"] = float(1 - np.var(ret - values) / (np.var(ret) + 1e-8))
         if ro.q is not None:
             stats["valued_decisions"] = float(data["q_rows"].numel())
         return stats
 
 
-def train(args: Args, command: str | None = None, run_dir: Path | None = None) -> Path:
+def resumed_args(args: Args, run_dir: Path) -> Args:
+    """The settings of the run that ``--resume`` continues (its ``args.json``), with this command line's
+    ``resume``, ``progress`` and ``address`` (where it runs, not what it learns)."""
+    stored = {"precision": "fp32", **json.loads((run_dir / "args.json").read_text())}  # runs from before bf16
+    return Args(**{**stored, "resume": args.resume, "progress": args.progress, "address": args.address})
+
+
+def train(args: Args, command: str | None = None, run_dir: Path | None = None, group: Group = LOCAL) -> Path:
     """Run (or resume) one training as configured; returns the run folder.
 
-    ``run_dir`` is :func:`prepare_run_dir`'s result when the caller already checked it.
+    ``run_dir`` is :func:`prepare_run_dir`'s result when the caller already checked it. With a ``group`` of
+    several processes (``--backend ray``: :mod:`training.batched.ray_train`) every process runs this on its
+    share of the tables, and the lead (rank 0) alone evaluates, prints and writes the run's files.
     """
     from agents import make_agent
     from agents.neural import save_policy
     from arena.evaluate import evaluate
 
     run_dir = run_dir if run_dir is not None else prepare_run_dir(args)
+    lead = group.lead
     if args.resume:
-        stored = {"precision": "fp32", **json.loads((run_dir / "args.json").read_text())}  # runs from before bf16
-        args = Args(**{**stored, "resume": args.resume, "progress": args.progress})
+        args = resumed_args(args, run_dir)
     else:
         args = resolve_args(args)
-        write_json(run_dir / "args.json", dataclasses.asdict(args))
+        if lead:
+            write_json(run_dir / "args.json", dataclasses.asdict(args))
     command = command or "training.batched.ppo.train(" + repr(dataclasses.asdict(args)) + ")"
     if args.algo == "dmc":
         from training.batched.dmc import DMCTrainer
 
-        tr: Trainer = DMCTrainer(args, command)
+        tr: Trainer = DMCTrainer(args, command, group)
     else:
-        tr = Trainer(args, command)
+        tr = Trainer(args, command, group)
     progress = tr.progress
     if args.resume:
         tr.load(run_dir / CHECKPOINT)
         progress = tr.progress
-        print(
-            f"resumed {run_dir} at iteration {progress.iteration}, {progress.learner_decisions} learner decisions"
-        )
-    search = make_agent("search", tr.rules) if args.eval_search_deals else None
-    writer = _writer(run_dir)
-    bar = _bar(args, progress)
+        if lead:
+            print(f"resumed {run_dir} at iteration {progress.iteration}, "
+                  f"{progress.learner_decisions} learner decisions", flush=True)  # fmt: skip
+    group.broadcast(tr.net)  # the same weights everywhere, whatever each process's torch drew
+    search = make_agent("search", tr.rules) if args.eval_search_deals and lead else None
+    writer = _writer(run_dir) if lead else None
+    bar = _bar(args, progress) if lead else None
 
     def periodic_eval() -> None:
         start = time.perf_counter()
@@ -412,24 +440,34 @@ def train(args: Args, command: str | None = None, run_dir: Path | None = None) -
 
     with StopFlag() as stop:
         if args.imitate and not progress.imitated:
-            stats = tr.imitate()
-            print(f"imitated {args.imitate} on {progress.imitated} decisions: "
-                  + ", ".join(f"{k} {v:.3f}" for k, v in stats.items() if k != "decisions"), flush=True)  # fmt: skip
-        if args.eval_every and progress.iteration == 0 and not progress.history and not stop.set:
+            if lead:  # the lead imitates, the others take its weights
+                stats = tr.imitate()
+                print(f"imitated {args.imitate} on {progress.imitated} decisions: "
+                      + ", ".join(f"{k} {v:.3f}" for k, v in stats.items() if k != "decisions"), flush=True)  # fmt: skip
+            group.broadcast(tr.net)
+        if lead and args.eval_every and progress.iteration == 0 and not progress.history and not stop.set:
             periodic_eval()
-        while tr.done() < 1 and not stop.set:
+        stopping = lambda: group.max(float(stop.set)) > 0  # Ctrl-C on any process stops them all
+        while tr.done() < 1 and not stopping():
             before = progress.learner_decisions
             stats = tr.iterate()
+            if not lead:
+                continue
             for key, value in stats.items():
-                group = "losses" if key in LOSSES else "charts"
+                kind = "losses" if key in LOSSES else "charts"
                 if key != "decisions":
-                    writer.add_scalar(f"{group}/{key}", value, progress.learner_decisions)
+                    writer.add_scalar(f"{kind}/{key}", value, progress.learner_decisions)
             if bar is not None:
                 bar.update(progress.learner_decisions - before)
             if args.eval_every and progress.learner_decisions // args.eval_every > before // args.eval_every:
                 periodic_eval()
             if progress.iteration % args.checkpoint_every == 0:
                 tr.save(run_dir / CHECKPOINT)
+                if group.world > 1:  # no bar across processes: a line per checkpoint
+                    print(f"iteration {progress.iteration}: {progress.learner_decisions:,} learner decisions, "
+                          f"{stats['learner_decisions_per_second']:,.0f}/s", flush=True)  # fmt: skip
+        if not lead:
+            return run_dir
         if bar is not None:
             bar.close()
         tr.save(run_dir / CHECKPOINT)
@@ -489,13 +527,24 @@ def main(argv: Sequence[str] | None = None, algo: str = "ppo") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv, algo=algo)
     prog = "euchre train" if algo == "ppo" else f"euchre train {algo}"
+    command = f"{prog} " + shlex.join(argv)
     try:
         check_device(args.device)
         run_dir = prepare_run_dir(args)
+        if args.resume:  # the run's own settings, its backend and workers included
+            args = resumed_args(args, run_dir)
+        if args.backend == "ray":
+            from training.batched.ray_train import launch
+
+            launch(args, command, run_dir)
+            return 0
     except ValueError as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
-    train(args, command=f"{prog} " + shlex.join(argv), run_dir=run_dir)
+    except RuntimeError as err:  # a failed Ray worker
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 1
+    train(args, command=command, run_dir=run_dir)
     return 0
 
 

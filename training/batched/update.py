@@ -13,23 +13,24 @@ import numpy as np
 
 from euchre_env.rules import RulesConfig
 from training.batched.args import Args
+from training.batched.distributed import LOCAL, Group, minibatches, optimizer_step
 from training.batched.network import hidden_bits, with_prior
 from training.batched.precision import run_at
 
 LOSSES = ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_variance")
 
 
-def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -> dict[str, float]:
-    """``--update-epochs`` passes of clipped PPO over ``data`` (torch tensors on the device); returns means."""
+def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any,
+               group: Group = LOCAL) -> dict[str, float]:  # fmt: skip
+    """``--update-epochs`` passes of clipped PPO over ``data`` (torch tensors on the device); returns means.
+    With a ``group`` of several processes, each step's gradient is averaged over them (:mod:`.distributed`)."""
     import torch
 
-    n = data["actions"].shape[0]
+    n, params = data["actions"].shape[0], list(net.parameters())
     sums: dict[str, float] = {}
     count = 0
     for _ in range(args.update_epochs):
-        perm = torch.randperm(n, generator=gen)
-        for start in range(0, n, args.minibatch_size):
-            idx = perm[start : start + args.minibatch_size].to(data["actions"].device)
+        for idx in minibatches(n, args.minibatch_size, gen, data["actions"].device, group):
             if idx.numel() < 2:
                 continue
             logits = policy_logits(layers(net.actor, data), data, idx, args.precision)
@@ -60,8 +61,7 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any) -
             loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
-            opt.step()
+            optimizer_step(params, opt, args.max_grad_norm, group)
             with torch.no_grad():
                 approx_kl = ((ratio - 1) - log_ratio).mean()
                 clipfrac = ((ratio - 1).abs() > args.clip_coef).float().mean()

@@ -1,0 +1,178 @@
+"""The batched trainer data-parallel on Ray (``euchre train --backend ray``): its speed-up and its learning.
+
+    python benchmarks/bench_ray.py scaling --seconds 60 --out docs/results/ray_scaling
+    python benchmarks/bench_ray.py curves --decisions 3000000 --out docs/results/ray_curves
+
+``scaling``: in each game, the default trainer (PPO) trains for ``--seconds`` of training time (rollouts
+and updates; no evaluation) as: Ray with 1 worker of 1 torch thread (the reference), Ray with 2 workers of
+1 thread each (the goal: 1.8x the reference's learner decisions per second), and, for comparison, the local
+trainer with 1 and with 2 threads. The rate is the run's learner decisions over its training seconds (the
+model's provenance). The file also holds what a cluster's bound is worked out from: the network's parameters
+(the bytes each step all-reduces), the update's steps per iteration and the seconds of one step on one thread
+(the local 1-thread run's update time over its steps). Writes ``scaling.json``.
+
+``curves``: in each game, the default trainer to ``--decisions`` learner decisions, locally on 2 threads
+and on Ray with 2 workers of 1 thread each, with the same seed and total batch, evaluated against the
+heuristic every ``--eval-every`` decisions (1,000 deals): the learning per decision should be the same
+within noise. Writes ``curves.json`` and ``curves.png``.
+
+Both start a Ray instance on this machine with as many CPUs as it has; nothing else should run meanwhile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+VARIANTS = ("four_handed", "five_handed")
+
+
+def run(variant: str, out: Path, *, workers: int, threads: int, **settings: Any) -> dict[str, Any]:
+    """Train the default PPO into ``out`` (``workers`` 0: the local trainer) and return the model's provenance
+    with its evaluation history."""
+    from agents.neural import load_policy
+    from training.batched import ppo
+    from training.batched.args import Args, check_args
+    from training.batched.ray_train import launch
+
+    args = Args(variant=variant, out=str(out), overwrite=True, threads=threads, progress=False, final_eval_deals=0,
+                **settings)  # fmt: skip
+    if workers:
+        args = dataclasses.replace(args, backend="ray", num_workers=workers)
+    check_args(args)
+    run_dir = ppo.prepare_run_dir(args)
+    if workers:
+        launch(args, "bench_ray", run_dir)
+    else:
+        ppo.train(args, command="bench_ray", run_dir=run_dir)
+    provenance = load_policy(run_dir / "model.safetensors")[1].provenance
+    history = json.loads((run_dir / "eval_history.json").read_text())["history"]
+    return {**provenance, "history": history}
+
+
+def step_seconds(variant: str) -> dict[str, float]:
+    """One thread's seconds per update step of the default network on a full minibatch, and steps per iteration
+    (three local iterations of the default trainer, the first not counted)."""
+    import math
+
+    from training.batched import ppo
+    from training.batched.args import Args
+
+    tr = ppo.Trainer(ppo.resolve_args(Args(variant=variant, threads=1, progress=False)))
+    tr.iterate()
+    update = steps = rows = 0.0
+    for _ in range(2):
+        stats = tr.iterate()
+        n = stats["decisions"]
+        k = tr.args.update_epochs * math.ceil(n / tr.args.minibatch_size)
+        update, steps, rows = update + stats["update_seconds"], steps + k, rows + n
+    params = sum(p.numel() for p in tr.net.parameters())
+    return {"seconds_per_step": update / steps, "steps_per_iteration": steps / 2, "rows_per_iteration": rows / 2,
+            "parameters": params, "allreduce_bytes": 4 * params}  # fmt: skip
+
+
+def scaling(seconds: float, out: Path) -> dict[str, Any]:
+    """The ``scaling`` measurement (see the module's docstring)."""
+    configs = [("ray, 1 worker x 1 thread", 1, 1), ("ray, 2 workers x 1 thread", 2, 1),
+               ("local, 1 thread", 0, 1), ("local, 2 threads", 0, 2)]  # fmt: skip
+    games = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for variant in VARIANTS:
+            rows = []
+            for name, workers, threads in configs:
+                p = run(variant, Path(tmp) / f"{variant}_{workers}_{threads}", workers=workers, threads=threads,
+                        time_budget=seconds, total_decisions=10**15, eval_every=0)  # fmt: skip
+                rate = p["learner_decisions"] / p["train_seconds"]
+                rows.append({"config": name, "workers": workers, "threads": threads, "rate": rate,
+                             "learner_decisions": p["learner_decisions"], "train_seconds": p["train_seconds"]})  # fmt: skip
+                print(f"{variant:12s} {name:28s} {rate:9,.0f} learner decisions/s", flush=True)
+            base = rows[0]["rate"]
+            for r in rows:
+                r["speedup"] = r["rate"] / base
+            games[variant] = {"runs": rows, "network": step_seconds(variant)}
+    return {"seconds": seconds, "games": games}
+
+
+def curves(decisions: int, eval_every: int, out: Path) -> dict[str, Any]:
+    """The ``curves`` measurement (see the module's docstring); also draws ``curves.png``."""
+    games = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for variant in VARIANTS:
+            games[variant] = {}
+            for name, workers, threads in (("local, 2 threads", 0, 2), ("ray, 2 workers x 1 thread", 2, 1)):
+                p = run(variant, Path(tmp) / f"{variant}_{workers}", workers=workers, threads=threads,
+                        total_decisions=decisions, eval_every=eval_every)  # fmt: skip
+                key = "relative" if variant == "five_handed" else "advantage"
+                games[variant][name] = [{"learner_decisions": h["learner_decisions"],
+                                         "train_seconds": h.get("train_seconds"),
+                                         "vs_heuristic": h["eval"]["heuristic"][key],
+                                         "ci95": h["eval"]["heuristic"]["relative_ci95" if key == "relative" else "ci95"]}
+                                        for h in p["history"]]  # fmt: skip
+                last = games[variant][name][-1]
+                print(f"{variant:12s} {name:28s} {last['vs_heuristic']:+.3f} ± {last['ci95']:.3f} at "
+                      f"{last['learner_decisions']:,} decisions", flush=True)  # fmt: skip
+    plot_curves(games, out / "curves.png")
+    return {"decisions": decisions, "eval_every": eval_every, "games": games}
+
+
+def plot_curves(games: dict[str, Any], path: Path) -> None:
+    from arena.report import pyplot, save_figure
+
+    plt = pyplot()
+    if plt is None:
+        return
+    fig, axes = plt.subplots(1, len(games), figsize=(5.5 * len(games), 4), squeeze=False)
+    for ax, (variant, runs) in zip(axes[0], games.items(), strict=True):
+        for name, points in runs.items():
+            x = [p["learner_decisions"] / 1e6 for p in points]
+            y = [p["vs_heuristic"] for p in points]
+            ci = [p["ci95"] for p in points]
+            ax.errorbar(x, y, yerr=ci, marker="o", capsize=3, label=name)
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_title(variant.replace("_", "-"))
+        ax.set_xlabel("learner decisions (millions)")
+        ax.set_ylabel("points per hand vs heuristic" + (" (relative)" if variant == "five_handed" else ""))
+        ax.legend()
+    fig.tight_layout()
+    save_figure(fig, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("what", choices=["scaling", "curves"])
+    parser.add_argument("--seconds", type=float, default=60.0, help="scaling: training seconds per run")
+    parser.add_argument("--decisions", type=int, default=3_000_000, help="curves: learner decisions per run")
+    parser.add_argument("--eval-every", type=int, default=500_000, help="curves: decisions between evaluations")
+    parser.add_argument("--out", required=True, help="folder of the results file")
+    args = parser.parse_args(argv)
+    import ray
+
+    from training.exploit import cpu_name
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ray.init(num_cpus=os.cpu_count(), include_dashboard=False, logging_level="WARNING")
+    start = time.time()
+    try:
+        data = scaling(args.seconds, out) if args.what == "scaling" else curves(args.decisions, args.eval_every, out)
+    finally:
+        ray.shutdown()
+    command = "python benchmarks/bench_ray.py " + shlex.join(argv if argv is not None else sys.argv[1:])
+    data = {"command": command, "cpu": cpu_name(), "cpus": os.cpu_count(), "wall_seconds": time.time() - start,
+            **data}  # fmt: skip
+    path = out / f"{args.what}.json"
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
