@@ -2,11 +2,14 @@
 
     python benchmarks/bench_ray.py scaling --seconds 60 --out docs/results/ray_scaling
     python benchmarks/bench_ray.py curves --decisions 3000000 --out docs/results/ray_curves
+    python benchmarks/bench_ray.py parts --out runs/ray_parts
 
 ``scaling``: in each game, the default trainer (PPO) trains for ``--seconds`` of training time (rollouts
 and updates; no evaluation) as: Ray with 1 worker of 1 torch thread (the reference), Ray with 2 workers of
-1 thread each (the goal: 1.8x the reference's learner decisions per second), and, for comparison, the local
-trainer with 1 and with 2 threads. The rate is the run's learner decisions over its training seconds (the
+1 thread each (the goal: 1.8x the reference's learner decisions per second), either splitting the default
+batch (1,024 tables, minibatches of 4,096 rows: 512 tables and 2,048 rows each) or each with the whole of
+it (the total twice the default), and, for comparison, the local trainer with 1 and with 2 threads; all at
+the machine's default precision (``--precision auto``), and the Ray runs four-handed also in float32. The rate is the run's learner decisions over its training seconds (the
 model's provenance). The file also holds what a cluster's bound is worked out from: the network's parameters
 (the bytes each step all-reduces), the update's steps per iteration and the seconds of one step on one thread
 (the local 1-thread run's update time over its steps). Writes ``scaling.json``.
@@ -15,6 +18,12 @@ model's provenance). The file also holds what a cluster's bound is worked out fr
 and on Ray with 2 workers of 1 thread each, with the same seed and total batch, evaluated against the
 heuristic every ``--eval-every`` decisions (1,000 deals): the learning per decision should be the same
 within noise. Writes ``curves.json`` and ``curves.png``.
+
+``parts``: where two one-thread workers lose time on this machine, without Ray: a matrix product with
+its backward pass (4,096 x 512 by 512 x 256) per second in one process and in two at once (float32, and
+bfloat16 under autocast), the time of one gloo all-reduce of the default network's gradient between two
+processes, and one thread's update time per step at several minibatch sizes (float32 and bfloat16).
+Writes ``parts.json``.
 
 Both start a Ray instance on this machine with as many CPUs as it has; nothing else should run meanwhile.
 """
@@ -79,24 +88,35 @@ def step_seconds(variant: str) -> dict[str, float]:
             "parameters": params, "allreduce_bytes": 4 * params}  # fmt: skip
 
 
+# (name, Ray workers (0: the local trainer), torch threads each, tables in all, minibatch rows in all, precision)
+CONFIGS = [
+    ("ray, 1 worker x 1 thread", 1, 1, 1024, 4096, "auto"),
+    ("ray, 2 workers x 1 thread, the batch split", 2, 1, 1024, 4096, "auto"),
+    ("ray, 2 workers x 1 thread, each the whole batch", 2, 1, 2048, 8192, "auto"),
+    ("local, 1 thread", 0, 1, 1024, 4096, "auto"),
+    ("local, 2 threads", 0, 2, 1024, 4096, "auto"),
+]
+FP32 = [(f"{name}, fp32", w, th, tables, mb, "fp32") for name, w, th, tables, mb, _ in CONFIGS[:3]]
+
+
 def scaling(seconds: float, out: Path) -> dict[str, Any]:
     """The ``scaling`` measurement (see the module's docstring)."""
-    configs = [("ray, 1 worker x 1 thread", 1, 1), ("ray, 2 workers x 1 thread", 2, 1),
-               ("local, 1 thread", 0, 1), ("local, 2 threads", 0, 2)]  # fmt: skip
     games = {}
     with tempfile.TemporaryDirectory() as tmp:
         for variant in VARIANTS:
             rows = []
-            for name, workers, threads in configs:
-                p = run(variant, Path(tmp) / f"{variant}_{workers}_{threads}", workers=workers, threads=threads,
-                        time_budget=seconds, total_decisions=10**15, eval_every=0)  # fmt: skip
+            for name, workers, threads, tables, minibatch, precision in CONFIGS + (FP32 if variant == VARIANTS[0] else []):
+                p = run(variant, Path(tmp) / f"{variant}_{len(rows)}", workers=workers, threads=threads,
+                        num_tables=tables, minibatch_size=minibatch, precision=precision, time_budget=seconds,
+                        total_decisions=10**15, eval_every=0)  # fmt: skip
                 rate = p["learner_decisions"] / p["train_seconds"]
-                rows.append({"config": name, "workers": workers, "threads": threads, "rate": rate,
+                rows.append({"config": name, "workers": workers, "threads": threads, "tables": tables,
+                             "minibatch": minibatch, "precision": p["settings"]["precision"], "rate": rate,
                              "learner_decisions": p["learner_decisions"], "train_seconds": p["train_seconds"]})  # fmt: skip
-                print(f"{variant:12s} {name:28s} {rate:9,.0f} learner decisions/s", flush=True)
-            base = rows[0]["rate"]
-            for r in rows:
-                r["speedup"] = r["rate"] / base
+                print(f"{variant:12s} {name:55s} {rate:9,.0f} learner decisions/s", flush=True)
+            for r in rows:  # against one Ray worker at the same precision
+                base = next(b for b in rows if b["workers"] == 1 and b["precision"] == r["precision"])
+                r["speedup"] = r["rate"] / base["rate"]
             games[variant] = {"runs": rows, "network": step_seconds(variant)}
     return {"seconds": seconds, "games": games}
 
@@ -123,6 +143,81 @@ def curves(decisions: int, eval_every: int, out: Path) -> dict[str, Any]:
     return {"decisions": decisions, "eval_every": eval_every, "games": games}
 
 
+def _matmuls(seconds: float, bf16: bool) -> int:
+    """Forward and backward passes of a 4,096 x 512 by 512 x 256 product in ``seconds`` on one thread."""
+    import torch
+
+    torch.set_num_threads(1)
+    a, w = torch.randn(4096, 512), torch.randn(512, 256, requires_grad=True)
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            y = (a @ w).relu().sum()
+        y.backward()
+        n += 1
+    return n
+
+
+def _allreduce(rank: int, store: str, size: int, out: str) -> None:
+    import torch
+    import torch.distributed as dist
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=2)
+    x = torch.randn(size)
+    for _ in range(5):
+        dist.all_reduce(x)
+    start = time.perf_counter()
+    for _ in range(50):
+        dist.all_reduce(x)
+    if rank == 0:
+        Path(out).write_text(str((time.perf_counter() - start) / 50))
+    dist.destroy_process_group()
+
+
+def parts() -> dict[str, Any]:
+    """The ``parts`` measurement (see the module's docstring)."""
+    import multiprocessing as mp
+
+    import torch.multiprocessing as tmp_mp
+
+    from training.batched import ppo
+    from training.batched.args import Args
+
+    out: dict[str, Any] = {"matmul": {}, "step_seconds": {}}
+    spawn = mp.get_context("spawn")
+    for bf16 in (False, True):
+        one = _matmuls(4.0, bf16)
+        with spawn.Pool(2) as pool:
+            two = sum(pool.starmap(_matmuls, [(4.0, bf16), (4.0, bf16)]))
+        out["matmul"]["bf16" if bf16 else "fp32"] = {"one_process": one / 4.0, "two_processes": two / 4.0,
+                                                      "ratio": two / one}  # fmt: skip
+    params = sum(p.numel() for p in ppo.Trainer(ppo.resolve_args(Args(threads=1))).net.parameters())
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_mp.spawn(_allreduce, args=(f"{tmp}/store", params, f"{tmp}/t"), nprocs=2, join=True)
+        out["allreduce"] = {"parameters": params, "seconds": float(Path(tmp, "t").read_text())}
+    for precision in ("fp32", "bf16"):
+        tr = ppo.Trainer(ppo.resolve_args(Args(threads=1, precision=precision)))
+        tr.iterate()
+        rows = {}
+        for minibatch in (1024, 2048, 4096, 8192):
+            tr.args = dataclasses.replace(tr.args, minibatch_size=minibatch)
+            stats = tr.iterate()
+            steps = tr.args.update_epochs * -(-int(stats["decisions"]) // minibatch)
+            rows[str(minibatch)] = {"update_seconds": stats["update_seconds"], "steps": steps,
+                                    "decisions": stats["decisions"]}  # fmt: skip
+        out["step_seconds"][precision] = rows
+    for name, r in out["matmul"].items():
+        print(f"matmul {name}: {r['one_process']:.1f}/s in one process, {r['two_processes']:.1f}/s in two "
+              f"({r['ratio']:.2f}x)")  # fmt: skip
+    print(f"all-reduce of {params:,} floats between two processes: {1e3 * out['allreduce']['seconds']:.1f} ms")
+    for precision, rows in out["step_seconds"].items():
+        for mb, r in rows.items():
+            print(f"{precision} minibatch {mb}: update {r['update_seconds']:.3f} s in {r['steps']} steps "
+                  f"({1e3 * r['update_seconds'] / r['steps']:.1f} ms a step)")  # fmt: skip
+    return out
+
+
 def plot_curves(games: dict[str, Any], path: Path) -> None:
     from arena.report import pyplot, save_figure
 
@@ -147,7 +242,7 @@ def plot_curves(games: dict[str, Any], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["scaling", "curves"])
+    parser.add_argument("what", choices=["scaling", "curves", "parts"])
     parser.add_argument("--seconds", type=float, default=60.0, help="scaling: training seconds per run")
     parser.add_argument("--decisions", type=int, default=3_000_000, help="curves: learner decisions per run")
     parser.add_argument("--eval-every", type=int, default=500_000, help="curves: decisions between evaluations")
@@ -159,12 +254,16 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    ray.init(num_cpus=os.cpu_count(), include_dashboard=False, logging_level="WARNING")
     start = time.time()
-    try:
-        data = scaling(args.seconds, out) if args.what == "scaling" else curves(args.decisions, args.eval_every, out)
-    finally:
-        ray.shutdown()
+    if args.what == "parts":
+        data = parts()
+    else:
+        ray.init(num_cpus=os.cpu_count(), include_dashboard=False, logging_level="WARNING",
+                 runtime_env={"worker_process_setup_hook": "training.batched.ray_train.quiet_ray_logs"})  # fmt: skip
+        try:
+            data = scaling(args.seconds, out) if args.what == "scaling" else curves(args.decisions, args.eval_every, out)
+        finally:
+            ray.shutdown()
     command = "python benchmarks/bench_ray.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     data = {"command": command, "cpu": cpu_name(), "cpus": os.cpu_count(), "wall_seconds": time.time() - start,
             **data}  # fmt: skip

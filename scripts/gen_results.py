@@ -29,7 +29,8 @@ The results files (:data:`SOURCES`), each with the command that wrote it:
   cached beside them, under ``pairs/``, so a rerun with one more agent plays only its pairs);
 * ``docs/results/exploit_*/exploit.json``: ``euchre exploit`` reports (their ``"command"``; the
   response models they trained are not kept);
-* ``docs/results/compare_four_handed/compare.json``: ``euchre compare-learners`` (its ``"command"``; the
+* ``docs/results/compare_four_handed/compare.json``, ``docs/results/compare_five_handed/compare.json``:
+  ``euchre compare-learners`` (its ``"command"``; the
   runs it trained and the matches it played stay under the folder, not in git);
 * ``docs/results/ray_scaling/scaling.json``, ``docs/results/ray_curves/curves.json``:
   ``benchmarks/bench_ray.py`` (its ``"command"``): the Ray backend's speed-up and learning per decision;
@@ -91,6 +92,13 @@ SOURCES: dict[str, tuple[str, str]] = {
             "--out docs/results/leaderboard_five_handed --quiet"
         ),
     ),
+    "compare_five_handed": (
+        "docs/results/compare_five_handed/compare.json",
+        (
+            "euchre compare-learners --deal-set five_handed-v1 --learners ppo dmc --minutes 10 "
+            "--out docs/results/compare_five_handed"
+        ),
+    ),
     "compare_four_handed": (
         "docs/results/compare_four_handed/compare.json",
         (
@@ -100,11 +108,11 @@ SOURCES: dict[str, tuple[str, str]] = {
     ),
     "ray_scaling": (
         "docs/results/ray_scaling/scaling.json",
-        "python benchmarks/bench_ray.py scaling --seconds 60 --out docs/results/ray_scaling",
+        "python benchmarks/bench_ray.py scaling --seconds 45 --out docs/results/ray_scaling",
     ),
     "ray_curves": (
         "docs/results/ray_curves/curves.json",
-        "python benchmarks/bench_ray.py curves --decisions 3000000 --out docs/results/ray_curves",
+        "python benchmarks/bench_ray.py curves --decisions 2000000 --eval-every 400000 --out docs/results/ray_curves",
     ),
     **{
         f"exploit_{name}": (
@@ -424,14 +432,18 @@ def table_compare(name: str) -> str:
 def table_ray_scaling() -> str:
     """Learner decisions per second of the Ray backend and the local trainer, per game (Ray page)."""
     data = load("ray_scaling")
-    rows = ["| game | how it runs | learner decisions per second | against 1 Ray worker |", "|---|---|---:|---:|"]
+    rows = ["| game | how it runs | precision | learner decisions per second | against 1 Ray worker |",
+            "|---|---|---|---:|---:|"]  # fmt: skip
     for variant, game in data["games"].items():
         for r in game["runs"]:
-            rows.append(f"| {variant.replace('_', '-')} | {r['config']} | {_num(r['rate'])} | {r['speedup']:.2f}x |")
+            config = r["config"].removesuffix(", fp32")
+            rows.append(f"| {variant.replace('_', '-')} | {config} | {r['precision']} | {_num(r['rate'])} | "
+                        f"{r['speedup']:.2f}x |")  # fmt: skip
     return (
         "\n".join(rows)
         + f"\n\nThe default trainer (PPO) for {data['seconds']:g} s of training each, one run after the other on "
-        f"{data['cpus']} cores of {data['cpu']}. Command: `{command_of('ray_scaling', data)}`."
+        f"{data['cpus']} cores of {data['cpu']}; each speed-up is against one Ray worker at the same precision. "
+        f"Command: `{command_of('ray_scaling', data)}`."
     )
 
 
@@ -442,29 +454,30 @@ NETWORKS = (("1 Gb/s Ethernet", 1e9, 100e-6), ("10 Gb/s Ethernet", 10e9, 50e-6))
 def table_ray_bound() -> str:
     """The speed-up N one-thread workers can reach on a cluster network, from the measured figures (Ray page).
 
-    One iteration on one thread takes ``T = rows / rate`` (the local one-thread run), all of it divided among
-    N workers (each plays and learns on its share), plus, per update step, a ring all-reduce of the gradient:
-    ``2 (N - 1) / N`` times its bytes over each link, and ``2 (N - 1)`` hops of latency.
+    Each worker keeps one worker's batch (the default tables and minibatch rows), so its share of an iteration
+    takes what one worker's iteration takes, ``T = rows / rate`` (the one-worker Ray run at the default
+    precision); on top of it, per update step, a ring all-reduce of the gradient: ``2 (N - 1) / N`` times its
+    bytes over each link, and ``2 (N - 1)`` hops of latency. The speed-up is ``N T / (T + steps x all-reduce)``.
     """
     data = load("ray_scaling")
-    sizes = (2, 4, 8, 16, 32)
+    sizes = (2, 4, 8, 16, 32, 64)
     rows = ["| game | network | " + " | ".join(f"{n} workers" for n in sizes) + " |", "|---|---|" + "---:|" * len(sizes)]
     notes = []
     for variant, game in data["games"].items():
         net = game["network"]
-        local = next(r for r in game["runs"] if r["workers"] == 0 and r["threads"] == 1)
-        t_iter = net["rows_per_iteration"] / local["rate"]
+        one = next(r for r in game["runs"] if r["workers"] == 1 and r["precision"] == game["runs"][0]["precision"])
+        t_iter = net["rows_per_iteration"] / one["rate"]
         for name, bits, latency in NETWORKS:
             cells = []
             for n in sizes:
                 comm = 2 * (n - 1) / n * net["allreduce_bytes"] * 8 / bits + 2 * (n - 1) * latency
-                cells.append(f"{t_iter / (t_iter / n + net['steps_per_iteration'] * comm):.1f}x")
+                cells.append(f"{n * t_iter / (t_iter + net['steps_per_iteration'] * comm):.1f}x")
             rows.append(f"| {variant.replace('_', '-')} | {name} | " + " | ".join(cells) + " |")
         notes.append(f"{variant.replace('_', '-')}: {_num(net['parameters'])} parameters ({net['allreduce_bytes'] / 1e6:.1f} MB "
                      f"per all-reduce), {net['steps_per_iteration']:.0f} update steps and {_num(net['rows_per_iteration'])} "
-                     f"learner decisions per iteration, {1e3 * net['seconds_per_step']:.0f} ms per step on one thread, "
-                     f"{t_iter:.1f} s per iteration on one thread")  # fmt: skip
-    return "\n".join(rows) + "\n\nMeasured (same command, same machine): " + "; ".join(notes) + "."
+                     f"learner decisions per iteration of one worker, {t_iter:.2f} s per iteration (one Ray worker, "
+                     f"{one['precision']})")  # fmt: skip
+    return "\n".join(rows) + "\n\nFrom the figures of the same command: " + "; ".join(notes) + "."
 
 
 def table_ray_curves() -> str:
@@ -499,6 +512,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "leaderboard-five-handed": lambda: table_leaderboard("leaderboard_five_handed"),
     "exploit": table_exploit,
     "compare-four-handed": lambda: table_compare("compare_four_handed"),
+    "compare-five-handed": lambda: table_compare("compare_five_handed"),
     "ray-scaling": table_ray_scaling,
     "ray-bound": table_ray_bound,
     "ray-curves": table_ray_curves,

@@ -27,10 +27,15 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Group:
-    """This process's place among ``world`` processes training one learner (``rank`` 0 is the lead)."""
+    """This process's place among ``world`` processes training one learner (``rank`` 0 is the lead).
+
+    ``device`` is where the small reductions (counters, statistics) travel: ``"cpu"`` under gloo, the
+    process's GPU under nccl, which reduces only GPU tensors.
+    """
 
     rank: int = 0
     world: int = 1
+    device: str = "cpu"
 
     @property
     def lead(self) -> bool:
@@ -91,9 +96,9 @@ class Group:
         import torch
         import torch.distributed as dist
 
-        t = torch.from_numpy(x.copy())
+        t = torch.from_numpy(x.copy()).to(self.device)
         dist.all_reduce(t, op=dist.ReduceOp.SUM if op == "sum" else dist.ReduceOp.MAX)
-        return t.numpy()
+        return t.cpu().numpy()
 
 
 LOCAL = Group()

@@ -121,10 +121,11 @@ def worker_loop(config: dict[str, Any]) -> None:
     from training.batched.ppo import train
 
     context = ray.train.get_context()
-    group = Group(rank=context.get_world_rank(), world=context.get_world_size())
     args = Args(**{**config["args"], "progress": False})  # no bar across processes: the lead prints lines
-    if args.device.startswith("cuda"):
+    if args.device.startswith("cuda"):  # this worker's GPU (Ray gives each its own)
         import ray.train.torch
 
         args = dataclasses.replace(args, device=str(ray.train.torch.get_device()))
+    group = Group(rank=context.get_world_rank(), world=context.get_world_size(),
+                  device=args.device if args.device.startswith("cuda") else "cpu")  # fmt: skip
     train(args, config["command"], Path(config["run_dir"]), group)
