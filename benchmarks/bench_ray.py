@@ -22,7 +22,9 @@ within noise. Writes ``curves.json`` and ``curves.png``.
 ``parts``: where two one-thread workers lose time on this machine, without Ray: a matrix product with
 its backward pass (4,096 x 512 by 512 x 256) per second in one process and in two at once (float32, and
 bfloat16 under autocast), the time of one gloo all-reduce of the default network's gradient between two
-processes, and one thread's update time per step at several minibatch sizes (float32 and bfloat16).
+processes, two ranks' rollout and update time with the whole default batch each (and, inside the update,
+their time in the collectives, waiting for each other included), and one thread's update time per step at
+several minibatch sizes (float32 and bfloat16).
 Writes ``parts.json``.
 
 Both start a Ray instance on this machine with as many CPUs as it has; nothing else should run meanwhile.
@@ -175,6 +177,41 @@ def _allreduce(rank: int, store: str, size: int, out: str) -> None:
     dist.destroy_process_group()
 
 
+def _waits(rank: int, store: str, out: str) -> None:
+    """One of two ranks training with the whole default batch each (no Ray): its seconds in the rollout, in
+    the update, and, inside the update, in the collectives (waiting for the other rank included)."""
+    import torch.distributed as dist
+
+    from training.batched import distributed, ppo
+    from training.batched.args import Args
+
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=2)
+    spent = {"small_reductions": 0.0, "gradient_allreduce": 0.0}
+    reduce, average = distributed.Group._reduce, distributed.Group.average_gradients
+
+    def timed(name: str, f: Any) -> Any:
+        def wrapper(*a: Any) -> Any:
+            start = time.perf_counter()
+            result = f(*a)
+            spent[name] += time.perf_counter() - start
+            return result
+
+        return wrapper
+
+    distributed.Group._reduce = timed("small_reductions", reduce)  # type: ignore[method-assign]
+    distributed.Group.average_gradients = timed("gradient_allreduce", average)  # type: ignore[method-assign]
+    args = ppo.resolve_args(Args(threads=1, num_tables=2048, minibatch_size=8192, progress=False))
+    tr = ppo.Trainer(args, group=distributed.Group(rank, 2))
+    tr.iterate()
+    spent.update(small_reductions=0.0, gradient_allreduce=0.0)
+    rollout = update = 0.0
+    for _ in range(8):
+        stats = tr.iterate()
+        rollout, update = rollout + stats["rollout_seconds"], update + stats["update_seconds"]
+    Path(f"{out}.{rank}").write_text(json.dumps({"iterations": 8, "rollout": rollout, "update": update, **spent}))
+    dist.destroy_process_group()
+
+
 def parts() -> dict[str, Any]:
     """The ``parts`` measurement (see the module's docstring)."""
     import multiprocessing as mp
@@ -196,6 +233,8 @@ def parts() -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         tmp_mp.spawn(_allreduce, args=(f"{tmp}/store", params, f"{tmp}/t"), nprocs=2, join=True)
         out["allreduce"] = {"parameters": params, "seconds": float(Path(tmp, "t").read_text())}
+        tmp_mp.spawn(_waits, args=(f"{tmp}/store2", f"{tmp}/w"), nprocs=2, join=True)
+        out["two_ranks"] = [json.loads(Path(f"{tmp}/w.{rank}").read_text()) for rank in (0, 1)]
     for precision in ("fp32", "bf16"):
         tr = ppo.Trainer(ppo.resolve_args(Args(threads=1, precision=precision)))
         tr.iterate()
@@ -211,6 +250,10 @@ def parts() -> dict[str, Any]:
         print(f"matmul {name}: {r['one_process']:.1f}/s in one process, {r['two_processes']:.1f}/s in two "
               f"({r['ratio']:.2f}x)")  # fmt: skip
     print(f"all-reduce of {params:,} floats between two processes: {1e3 * out['allreduce']['seconds']:.1f} ms")
+    for rank, w in enumerate(out["two_ranks"]):
+        print(f"rank {rank} of 2 (whole batch each), per iteration: rollout {w['rollout'] / 8:.3f} s, update "
+              f"{w['update'] / 8:.3f} s, of which collectives {w['small_reductions'] / 8:.3f} + "
+              f"{w['gradient_allreduce'] / 8:.3f} s")  # fmt: skip
     for precision, rows in out["step_seconds"].items():
         for mb, r in rows.items():
             print(f"{precision} minibatch {mb}: update {r['update_seconds']:.3f} s in {r['steps']} steps "
