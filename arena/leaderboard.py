@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from arena.deal_sets import DealSet, load, shipped
-from arena.report import command_line, pyplot, save_figure
+from arena.report import command_line, pyplot, report_folder, save_figure
 
 FORMAT = "euchre-env-leaderboard"
 
@@ -320,9 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="euchre leaderboard", description=__doc__.split("\n\n")[0])
     add_arguments(parser)
     args = parser.parse_args(argv)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        parser.error(f"--out {args.out!r} is a file, not a folder")
+    out = report_folder(parser, args.out)
     try:
         entrants = [parse_entrant(t) for t in args.agents]
         report = leaderboard(args.deal_set, entrants, out, args.anchor, not args.quiet, args.overwrite)

@@ -68,6 +68,19 @@ def command_line() -> str | None:
     return None
 
 
+def report_folder(parser: Any, out: str, report: str | None = None, overwrite: bool = False,
+                  note: str = "") -> Path:  # fmt: skip
+    """``--out`` of a command that writes a report folder, as a ``Path``; ``parser.error`` (exit 2) when it is
+    a file, or when it already holds ``report`` (a file name) and not ``overwrite`` (``note`` is added to that
+    message)."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        parser.error(f"--out {out!r} is a file, not a folder")
+    if report is not None and (path / report).exists() and not overwrite:
+        parser.error(f"--out {out!r} holds a report ({report}); pass --overwrite to replace it{note}")
+    return path
+
+
 def pyplot() -> Any:
     """``matplotlib.pyplot`` on the file-only Agg backend, or None where matplotlib is not installed."""
     try:

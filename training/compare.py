@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from arena.deal_sets import load, shipped
-from arena.report import pyplot, save_figure
+from arena.report import pyplot, report_folder, save_figure
 
 FORMAT = "euchre-env-compare-learners"
 
@@ -223,12 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="euchre compare-learners", description=__doc__.split("\n\n")[0])
     add_arguments(parser)
     args = parser.parse_args(argv)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        parser.error(f"--out {args.out!r} is a file, not a folder")
-    if (out / "compare.json").exists() and not args.overwrite:
-        parser.error(f"--out {args.out!r} holds a report (compare.json); pass --overwrite to replace it "
-                     "(its runs and matches are reused)")  # fmt: skip
+    out = report_folder(parser, args.out, "compare.json", args.overwrite, " (its runs and matches are reused)")
     try:
         report = compare_learners(args.learners, args.minutes, out, args.deal_set, deals=args.deals, seed=args.seed,
                                   threads=args.threads, eval_every=args.eval_every, progress=not args.quiet)  # fmt: skip
