@@ -36,6 +36,13 @@ action_masks) -> (B, A)``; probabilities are renormalised over the legal actions
 * ``LogitModel(agent, temperature)``: the masked softmax of a ``LogitAgent``'s
   scores (a trained ``NeuralAgent``); any ``LogitAgent`` is also an
   ``ActionModel`` itself (temperature 1).
+* ``NoisyModel(base, epsilon)``: any model mixed with uniform play,
+  ``(1 - epsilon) * base + epsilon * uniform``; ``epsilon`` may be an array of
+  ``G`` values, for fitting the noise on held-out hands in one pass
+  (``partner_lab.noise``): the log-likelihood is then (W, G).
+* ``MixtureModel([(weight, model), ...])``: a population of players, each
+  decision a weighted mixture of the models (which seat plays which model is
+  not tracked).
 """
 
 from __future__ import annotations
@@ -57,7 +64,8 @@ from euchre_env.infoset import history_action, rewind_to_deal
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
-__all__ = ["HeuristicModel", "LogitModel", "PolicyBelief", "UniformModel", "history_log_likelihood"]
+__all__ = ["HeuristicModel", "LogitModel", "MixtureModel", "NoisyModel", "PolicyBelief", "UniformModel",
+           "history_log_likelihood"]  # fmt: skip
 
 _MAX_WORLDS = 1 << 16  # worlds replayed at once
 
@@ -131,6 +139,67 @@ class LogitModel:
         return f"LogitModel({self.agent!r}, temperature={self.temperature:g})"
 
 
+class NoisyModel:
+    """``base`` mixed with uniform play: ``(1 - epsilon) * base + epsilon / (legal actions)`` (``ActionModel``).
+
+    Args:
+        base: an ``ActionModel``.
+        epsilon: the noise, a number in [0, 1], or a 1-D array of them (a grid: probabilities then have a
+            trailing axis ``G``, and ``history_log_likelihood`` returns (W, G)).
+    """
+
+    def __init__(self, base: ActionModel, epsilon: float | np.ndarray) -> None:
+        if not isinstance(base, ActionModel):
+            raise ValueError(f"base must be an ActionModel, got {type(base).__name__}")
+        eps = np.asarray(epsilon, dtype=np.float64)
+        if isinstance(epsilon, bool) or eps.ndim > 1 or eps.size == 0 or not ((eps >= 0) & (eps <= 1)).all():
+            raise ValueError(f"epsilon must be a number in [0, 1] or a 1-D array of them, got {epsilon!r}")
+        self.base, self.epsilon = base, eps
+        label = f"{float(eps):g}" if eps.ndim == 0 else f"{eps.size} values"
+        self.name = f"{getattr(base, 'name', type(base).__name__)}+eps {label}"
+
+    def action_probs(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Float64 (B, A), or (B, A, G) for a grid of epsilons."""
+        m = np.asarray(action_masks, bool)
+        base = np.asarray(self.base.action_probs(observations, m), np.float64)
+        base = np.where(m, base, 0.0)
+        base /= np.maximum(base.sum(axis=1, keepdims=True), 1e-300)
+        uniform = m / np.maximum(m.sum(axis=1, keepdims=True), 1)
+        if self.epsilon.ndim == 0:
+            return (1 - self.epsilon) * base + self.epsilon * uniform
+        return (1 - self.epsilon) * base[..., None] + self.epsilon * uniform[..., None]
+
+    def __repr__(self) -> str:
+        return f"NoisyModel({self.base!r}, epsilon={self.epsilon.tolist()})"
+
+
+class MixtureModel:
+    """A population: each decision's probabilities the weighted mean of ``models``' (``ActionModel``).
+
+    Args:
+        parts: ``[(weight, model), ...]`` with positive weights.
+    """
+
+    def __init__(self, parts: list[tuple[float, ActionModel]]) -> None:
+        if not parts or any(not isinstance(m, ActionModel) or not w > 0 for w, m in parts):
+            raise ValueError(f"parts must be (positive weight, ActionModel) pairs, got {parts!r}")
+        total = sum(w for w, _ in parts)
+        self.parts = [(w / total, m) for w, m in parts]
+        self.name = "mix(" + ",".join(f"{getattr(m, 'name', type(m).__name__)}={w:.2g}" for w, m in self.parts) + ")"
+
+    def action_probs(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Float64 (B, A)."""
+        m = np.asarray(action_masks, bool)
+        out = np.zeros(m.shape)
+        for w, model in self.parts:
+            probs = np.where(m, np.asarray(model.action_probs(observations, m), np.float64), 0.0)
+            out += w * probs / np.maximum(probs.sum(axis=1, keepdims=True), 1e-300)
+        return out
+
+    def __repr__(self) -> str:
+        return f"MixtureModel({self.parts!r})"
+
+
 class PolicyBelief(PartnerBelief):
     """Consistent worlds weighted by a model of the players (module docstring).
 
@@ -199,9 +268,12 @@ def history_log_likelihood(
     Each world is rewound to its deal and its history replayed with
     ``engine.step``; at every decision with more than one legal action, by a
     seat other than ``skip`` (W,) (-1: skip none), the model is asked from that
-    seat's observation. A probability of 0 gives ``-inf``.
+    seat's observation. A probability of 0 gives ``-inf``. A model with a grid
+    of ``G`` noise values (``NoisyModel``) gives (W, G).
     """
-    logw = np.zeros(worlds.batch_size)
+    eps = getattr(model, "epsilon", None)
+    grid = () if eps is None or np.ndim(eps) == 0 else (np.size(eps),)
+    logw = np.zeros((worlds.batch_size, *grid))
     cur, idx = rewind_to_deal(worlds, rules), np.arange(worlds.batch_size)
     while True:
         target = worlds.take(idx)
@@ -225,8 +297,9 @@ def _log_probs(model: ActionModel, s: State, rules: RulesConfig, taken: np.ndarr
         return fast(s, rules, taken)
     masks = engine.legal_action_mask(s, rules)
     probs = np.asarray(model.action_probs(encode(s, s.turn, rules, np.uint8), masks), np.float64)
-    if probs.shape != masks.shape:
+    if probs.shape[:2] != masks.shape:
         raise ValueError(f"model.action_probs must return shape {masks.shape}, got {probs.shape}")
-    legal = np.where(masks, probs, 0.0).sum(axis=1)
+    on = masks.reshape(masks.shape + (1,) * (probs.ndim - 2))
+    legal = np.where(on, probs, 0.0).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.log(probs[np.arange(taken.size), taken] / legal)

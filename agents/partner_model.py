@@ -1,6 +1,6 @@
-"""A learned belief about the hidden partner: a small classifier over a seat's observation.
+"""A learned belief about the hidden partner: what the players' choices add to counting.
 
-Five-handed only. ``PartnerClassifier`` maps a seat's observation
+Five-handed only. ``PartnerClassifier`` maps a view's observation
 (``encoding.encode``, ``(N, D)``) to probabilities over ``K = P + 1``
 classes in the *viewer's* frame: the maker's partner sits ``k`` seats to the
 viewer's left (``k = 0``: the viewer holds the called card), or the maker has
@@ -9,6 +9,15 @@ is the ``label`` of ``partner_lab.dataset``. It is a
 :class:`euchre_env.beliefs.PartnerBelief` like the counted and the
 policy-based beliefs: ``clf(state, rules, viewer)`` gives absolute seats in
 their ``(B, P + 1)`` layout, for a seat or the public view.
+
+How: the view's counted rules-only belief ``e`` (``ExactBelief``) and the
+evidence of the hand (:mod:`agents.partner_features`: plays by trick and
+seat, bidding, the called card, the view, the viewer's hand; seats counted
+from the maker, suits relative to trump) go through a small network whose
+output is added to ``log e``: ``probs = softmax((net(x) + log e) / T)`` over
+the classes counting allows, in the maker's frame, then turned to the viewer's.
+A network that outputs zeros is exactly the counted belief; training learns
+what bids and plays say beyond the rules. ``T`` is fitted on held-out hands.
 
 What the rules settle is never left to the network
 (``euchre_env.beliefs.settled_beliefs``): the maker's seat gets 0, a seat
@@ -42,24 +51,40 @@ from agents.neural import (
     rules_metadata,
     write_model_file,
 )
-from euchre_env.beliefs import BeliefResult, PartnerBelief, check_observations, settled_beliefs
+from agents.partner_features import (
+    GROUPS,
+    belief_features,
+    group_slices,
+    maker_seat,
+    num_features,
+    to_maker_frame,
+    to_viewer_frame,
+)
+from euchre_env.beliefs import BeliefResult, ExactBelief, PartnerBelief, check_observations, settled_beliefs
 from euchre_env.encoding import obs_layout
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
 FORMAT = "euchre-env-partner-classifier"
-VERSION = 1
+VERSION = 2
+LOG_FLOOR = 1e-6  # the counted probability below which a class is impossible
 
 
 @dataclass(frozen=True)
 class PartnerConfig:
-    """How to rebuild a classifier: ``obs (N, obs_size) -> hidden -> logits (N, num_players + 1)``."""
+    """How to rebuild a classifier: ``features (N, num_features) -> hidden -> logits (N, num_players + 1)``.
+
+    ``dropped`` names feature groups (``agents.partner_features.GROUPS``) the
+    network does not see (zeroed): what an input buys is measured this way.
+    """
 
     rules: dict[str, Any]
     obs_size: int
+    num_features: int
     hidden: list[int]
     num_players: int = 5
     temperature: float = 1.0  # logits are divided by it (fitted on held-out hands: calibration)
+    dropped: list[str] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
     format: str = FORMAT
     version: int = VERSION
@@ -81,16 +106,8 @@ class PartnerConfig:
             raise ValueError(
                 f"{source}: version {raw.get('version')!r} is not supported (expected {VERSION})"
             )
-        keys = {
-            "rules",
-            "obs_size",
-            "hidden",
-            "num_players",
-            "temperature",
-            "provenance",
-            "format",
-            "version",
-        }
+        keys = {"rules", "obs_size", "num_features", "hidden", "num_players", "temperature", "dropped",
+                "provenance", "format", "version"}  # fmt: skip
         if set(raw) != keys:
             raise ValueError(f"{source}: config keys {sorted(raw)} differ from {sorted(keys)}")
         hidden = raw["hidden"]
@@ -100,36 +117,53 @@ class PartnerConfig:
         t = raw["temperature"]
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t < 100:
             raise ValueError(f"{source}: temperature must be a number in (0, 100), got {t!r}")
+        dropped = raw["dropped"]
+        if not isinstance(dropped, list) or not set(dropped) <= set(GROUPS):
+            raise ValueError(f"{source}: dropped must be a list of feature groups {list(GROUPS)}, got {dropped!r}")
         config = PartnerConfig(**raw)
         rules = rules_from_metadata(config.rules)
         if rules.variant != "five_handed" or config.num_players != rules.num_players:
             raise ValueError(f"{source}: a partner classifier is five-handed, got {rules.variant!r}")
         if config.obs_size != obs_layout(rules).size:
             raise ValueError(f"{source}: obs_size {config.obs_size} != {obs_layout(rules).size} of its rules")
+        if config.num_features != num_features(rules.num_players):
+            raise ValueError(
+                f"{source}: num_features {config.num_features} != {num_features(rules.num_players)} of this version"
+            )
         return config
 
 
 def build_classifier(config: PartnerConfig) -> Any:
-    """The network a config describes (weights freshly initialised)."""
-    return build_mlp([config.obs_size, *config.hidden, config.num_players + 1], "relu")
+    """The network a config describes; its last layer starts at zero (the counted belief exactly)."""
+    import torch
+
+    net = build_mlp([config.num_features, *config.hidden, config.num_players + 1], "relu")
+    torch.nn.init.zeros_(net[-1].weight)
+    torch.nn.init.zeros_(net[-1].bias)
+    return net
 
 
 def new_config(
-    rules: RulesConfig, hidden: list[int], provenance: dict[str, Any] | None = None
+    rules: RulesConfig, hidden: list[int], provenance: dict[str, Any] | None = None, dropped: list[str] = ()
 ) -> PartnerConfig:
-    """A config for ``rules`` (five-handed) with ``hidden`` layer sizes."""
+    """A config for ``rules`` (five-handed) with ``hidden`` layer sizes, the feature groups ``dropped`` unseen."""
     if rules.variant != "five_handed":
         raise ValueError(f"the hidden partner is five-handed, got rules of {rules.variant!r}")
-    return PartnerConfig(rules_metadata(rules), obs_layout(rules).size, list(hidden), rules.num_players,
+    unknown = sorted(set(dropped) - set(GROUPS))
+    if unknown:
+        raise ValueError(f"dropped must name feature groups {list(GROUPS)}, got {unknown}")
+    return PartnerConfig(rules_metadata(rules), obs_layout(rules).size, num_features(rules.num_players),
+                         list(hidden), rules.num_players, dropped=list(dropped),
                          provenance=dict(provenance or {}))  # fmt: skip
 
 
 class PartnerClassifier(PartnerBelief):
-    """A learned ``PartnerBelief``: partner probabilities from observations, the rules' certainties imposed.
+    """A learned ``PartnerBelief``: the counted belief corrected by a network (module docstring).
 
     Seat views and the public view (``euchre_env.beliefs.PUBLIC``: a seat's
     observation with its private pieces zeroed) go through the same network;
-    ``partner_lab.classifier.train_classifier`` trains it on both.
+    ``partner_lab.classifier.train_classifier`` trains it on both. What the
+    rules settle is never left to the network.
 
     Args:
         source: a ``.safetensors`` file written by :meth:`save`, or ``(net, config)``.
@@ -143,46 +177,41 @@ class PartnerClassifier(PartnerBelief):
         else:
             self.net, self.config = _load(Path(source))
         self.rules = rules_from_metadata(self.config.rules)
-        self._maker = obs_layout(self.rules).slice("maker")
+        slices = group_slices(self.rules.num_players)
+        self._keep = np.ones(self.config.num_features, bool)
+        for group in self.config.dropped:
+            self._keep[slices[group]] = False
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """Raw network output, float32 ``(N, P + 1)`` (before the temperature)."""
+    def inputs(self, obs: np.ndarray, public: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(features (N, F) float32, counted belief (N, P + 1) maker frame, maker (N,))`` of checked, open
+        observations (``euchre_env.beliefs.check_observations``; the rows ``settled_beliefs`` leaves open)."""
+        exact = ExactBelief().from_observations(obs, self.rules, public).probs
+        x = belief_features(obs, public, self.rules, exact)
+        x[:, ~self._keep] = 0.0
+        maker = maker_seat(obs, self.rules)
+        return x, to_maker_frame(exact, maker), maker
+
+    def logits(self, x: np.ndarray, exact: np.ndarray) -> np.ndarray:
+        """``(net(x) + log exact) / T``, float64 (N, P + 1), maker frame; ``-inf`` where counting gives 0."""
         import torch
 
         with torch.no_grad():
-            x = torch.as_tensor(np.asarray(obs, dtype=np.float32))
-            return self.net(x).numpy()
-
-    def allowed(self, obs: np.ndarray, public: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(allowed (N, P + 1) bool, settled (N,) bool)``: the classes the rules leave possible in the
-        view's frame (one where they settle the answer), and the rows they settle (or leave undefined)."""
-        allowed, _, open_ = self._rules_of(*check_observations(obs, self.rules, public))
-        return allowed, ~open_
-
-    def _rules_of(self, obs: np.ndarray, public: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(allowed, fixed, open)`` of checked observations (``settled_beliefs`` once)."""
-        fixed, open_ = settled_beliefs(obs, self.rules, public)
-        p = self.config.num_players
-        allowed = np.ones((obs.shape[0], p + 1), dtype=bool)
-        allowed[:, :p] &= ~obs[:, self._maker]  # the maker is not its own partner
-        allowed[:, 0] &= public  # a seat that does not hold the card is not the partner
-        allowed[~open_] = np.nan_to_num(fixed[~open_]) > 0
-        return allowed, fixed, open_
+            z = self.net(torch.as_tensor(np.asarray(x, dtype=np.float32))).numpy().astype(np.float64)
+        possible = exact > LOG_FLOOR
+        return np.where(possible, (z + np.log(np.where(possible, exact, 1.0))) / self.config.temperature, -np.inf)
 
     def from_observations(
         self, observations: np.ndarray, rules: RulesConfig | None = None, public: np.ndarray | bool = False
     ) -> BeliefResult:
         """Beliefs in the view's frame, float64 ``(N, P + 1)``; NaN rows before the maker has declared."""
         obs, pub = check_observations(observations, self.rules, np.asarray(public))
-        if obs.shape[1] != self.config.obs_size:
-            raise ValueError(f"observations must have shape (N, {self.config.obs_size}), got {obs.shape}")
-        allowed, fixed, open_ = self._rules_of(obs, pub)
-        z = self.logits(obs).astype(np.float64) / self.config.temperature
-        z = np.where(allowed, z, -np.inf)
-        z -= np.where(allowed.any(axis=1), z.max(axis=1), 0.0)[:, None]
-        e = np.exp(z)
-        probs = e / np.maximum(e.sum(axis=1, keepdims=True), 1e-300)
-        probs[~open_] = fixed[~open_]  # certain (one-hot) or undefined (NaN)
+        probs, open_ = settled_beliefs(obs, self.rules, pub)
+        rows = np.flatnonzero(open_)
+        if rows.size:
+            x, exact, maker = self.inputs(obs[rows], pub[rows])
+            z = self.logits(x, exact)
+            e = np.exp(z - z.max(axis=1, keepdims=True))
+            probs[rows] = to_viewer_frame(e / e.sum(axis=1, keepdims=True), maker)
         return BeliefResult(probs)
 
     def relative(self, obs: np.ndarray, public: np.ndarray | bool = False) -> np.ndarray:
@@ -209,7 +238,7 @@ def _load(path: Path) -> tuple[Any, PartnerConfig]:
     for i, size in enumerate(config.hidden):
         if size > MAX_LAYER_SIZE:
             raise ValueError(f"{source}: 'hidden'[{i}] must be from 1 to {MAX_LAYER_SIZE}, got {size}")
-    sizes = [config.obs_size, *config.hidden, config.num_players + 1]
+    sizes = [config.num_features, *config.hidden, config.num_players + 1]
     expected = {}
     for i in range(len(sizes) - 1):
         expected[f"{2 * i}.weight"] = (sizes[i + 1], sizes[i])

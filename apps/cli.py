@@ -1,6 +1,6 @@
 """The ``euchre`` command line: one argparse tree over the commands of every package.
 
-    euchre bench | eval | leaderboard | exploit | train [ppo|dmc|sb3|rllib] [--backend ray] | compare-learners | analyse {phase-split,open-cards,halves}
+    euchre bench | eval | leaderboard | exploit | train [ppo|dmc|sb3|rllib] [--backend ray] | compare-learners | analyse {phase-split,open-cards,partner-truth,halves}
            | play | serve | dataset | partner-bench        (euchre COMMAND --help for its options)
 
 Each command is a module with ``add_arguments(parser)`` (its options, which the tree shows in
@@ -48,6 +48,7 @@ COMMANDS = (
     Command(("compare-learners",), "training.compare", "train learners for the same minutes, compare them"),
     Command(("analyse", "phase-split"), "arena.phase_split", "an agent's edge split into bidding and play"),
     Command(("analyse", "open-cards"), "arena.open_cards", "what seeing every card is worth against an agent"),
+    Command(("analyse", "partner-truth"), "arena.partner_truth", "what knowing the hidden partner is worth"),
     Command(("analyse", "halves"), "arena.five_handed_halves", "both halves of a five-handed match"),
     Command(("play",), "apps.play", "play a hand or a game in the terminal against bots"),
     Command(("serve",), "apps.serve", "play in the browser against bots; replay hand records"),

@@ -83,6 +83,43 @@ def seat_patterns(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
     return slots, focal
 
 
+def play_rotations(
+    rules: RulesConfig, deal_seeds: np.ndarray, slots: np.ndarray,
+    first: Callable[[State, np.ndarray, np.ndarray, np.ndarray], np.ndarray], other: Policy, rng: np.random.Generator,
+) -> np.ndarray:  # fmt: skip
+    """Every rotation ``slots`` (R, P) (:func:`seat_patterns`) of each deal played out, for a yardstick whose
+    slot-0 agent may see the real tables.
+
+    Args:
+        deal_seeds: uint64 (N,) deal seeds.
+        first: slot 0's decisions: ``first(tables, turn, obs, masks) -> actions`` on the live tables where
+            slot 0 acts (``tables`` the real states, ``turn`` (B,) int64 the acting seats, ``obs`` (B, D)
+            float32 their observations, ``masks`` (B, A)).
+        other: slot 1's policy, acting with ``rng``.
+
+    Returns:
+        Points float64 (N, R, P).
+    """
+    r, p = slots.shape
+    s = engine.init_state(rules, seeds=np.repeat(deal_seeds, r))
+    table_slots = np.tile(slots, (deal_seeds.size, 1))
+    while not engine.is_done(s).all():
+        live = np.flatnonzero(~engine.is_done(s))
+        turn = s.turn[live].astype(np.int64)
+        sub = s.take(live)
+        obs = encode(sub, turn, rules, dtype=np.float32)
+        masks = engine.legal_action_mask(sub, rules)
+        acts = np.full(s.batch_size, -1, np.int64)
+        mine = table_slots[live, turn] == 0
+        if (~mine).any():
+            acts[live[~mine]] = other.act(obs[~mine], masks[~mine], rng)
+        if mine.any():
+            rows = np.flatnonzero(mine)
+            acts[live[rows]] = first(sub.take(rows), turn[rows], obs[rows], masks[rows])
+        s = engine.step(s, acts, rules)
+    return s.last_points.reshape(deal_seeds.size, r, p).astype(np.float64)
+
+
 def play_tables(
     rules: RulesConfig,
     seeds: np.ndarray,

@@ -26,11 +26,9 @@ import numpy as np
 
 from agents import make_agent
 from agents.determinized import DeterminizedAgent
-from arena.evaluate import match_seeds, seat_patterns
+from arena.evaluate import match_seeds, play_rotations, seat_patterns
 from arena.report import Stat, mean_ci
-from euchre_env import engine
 from euchre_env.actions import Phase
-from euchre_env.encoding import encode
 from euchre_env.infoset import seat_frame
 from euchre_env.rules import PRESETS, RulesConfig, make_rules
 from euchre_env.state import State
@@ -105,24 +103,15 @@ def open_card_match(rules: RulesConfig, phases: str, opponent: str, num_deals: i
 def _play(rules: RulesConfig, cheat: OpenCardSearch, other: Policy, deal_seeds: np.ndarray, slots: np.ndarray,
           rng: np.random.Generator) -> np.ndarray:  # fmt: skip
     """Every rotation ``slots`` (R, P) of each deal played out (slot 0: ``cheat``). Points float64 (N, R, P)."""
-    r, p = slots.shape
-    s = engine.init_state(rules, seeds=np.repeat(deal_seeds, r))
-    table_slots = np.tile(slots, (deal_seeds.size, 1))
-    while not engine.is_done(s).all():
-        live = np.flatnonzero(~engine.is_done(s))
-        turn = s.turn[live].astype(np.int64)
-        sub = s.take(live)
-        obs = encode(sub, turn, rules, dtype=np.float32)
-        masks = engine.legal_action_mask(sub, rules)
-        acts = np.full(s.batch_size, -1, np.int64)
-        mine = table_slots[live, turn] == 0
-        if (~mine).any():
-            acts[live[~mine]] = other.act(obs[~mine], masks[~mine], rng)
-        for rows in distinct_batches(obs, np.flatnonzero(mine)):  # one view can hide two tables (a discard)
-            cheat.set_truth(seat_frame(sub.take(rows), turn[rows]), obs[rows])
-            acts[live[rows]] = cheat.act(obs[rows], masks[rows], rng)
-        s = engine.step(s, acts, rules)
-    return s.last_points.reshape(deal_seeds.size, r, p).astype(np.float64)
+
+    def first(tables: State, turn: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        acts = np.empty(turn.size, np.int64)
+        for rows in distinct_batches(obs, np.arange(turn.size)):  # one view can hide two tables (a discard)
+            cheat.set_truth(seat_frame(tables.take(rows), turn[rows]), obs[rows])
+            acts[rows] = cheat.act(obs[rows], masks[rows], rng)
+        return acts
+
+    return play_rotations(rules, deal_seeds, slots, first, other, rng)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

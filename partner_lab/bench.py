@@ -1,28 +1,44 @@
-"""``euchre partner-bench``: how well each belief finds the hidden partner (five-handed).
+"""``euchre partner-bench``: how well each belief finds the hidden partner (five-handed), per population.
 
-Fresh hands are played by ``--agents`` (default the heuristic at every seat).
-At the first decision of every trick once the maker has declared, every
-belief is asked for the view of each seat and of the public (spectator), and
-scored against the truth:
+A *population* is who plays the hands (:data:`POPULATIONS`): the heuristic at
+every seat, the shipped model (``trained``) at every seat, or each seat drawn
+from a mix with random players. For each population the benchmark plays
+
+* a frozen evaluation set: ``--hands`` hands from ``--seed`` (its name,
+  ``partner-<population>-v1``, and the sha256 of the hands are in the report;
+  the hands are a pure function of the seed and the agents);
+* ``--fit-hands`` other hands (seed + 2) on which the player model's noise is
+  fitted (``partner_lab.noise``);
+* ``--train-hands`` other hands (seed + 1), a dataset the learned belief
+  trains on (``partner_lab.dataset``, ``partner_lab.classifier``).
+
+At the first decision of every trick once the maker has declared, every belief
+is asked for the view of each seat and of the public (spectator), and scored
+against the truth:
 
 * ``uniform``: the baseline that reads no cards (``euchre_env.beliefs.UniformBelief``);
 * ``exact``: rules-only, counted over every consistent deal (``ExactBelief``);
 * ``policy-true``: worlds weighted by the model of the players who played
-  (``agents.beliefs.PolicyBelief``; for the heuristic: ``HeuristicModel``, eps 0.1);
+  (``agents.beliefs.PolicyBelief``: the heuristic, the shipped model or their
+  mix with random, each mixed with uniform play by the ``epsilon`` fitted per
+  view kind on the fit hands);
 * ``policy-wrong``: the same with a wrong model (uniformly random players;
-  for random players: the heuristic);
-* ``learned``: a classifier trained on ``--train-hands`` other hands of the
-  same agents (``partner_lab.dataset``, ``agents.partner_model``), or ``--classifier``;
+  for random players: the heuristic), no noise fitted;
+* ``learned``: the classifier trained on every population's training hands,
+  or ``--classifier``; ``learned-<population>`` (cross-population table only):
+  trained on that population alone;
 * ``oracle``: the truth itself, the ceiling (log-loss 0).
 
 Scores (``partner_lab.classifier``) are over the positions where the view does not
 know the answer for sure (the called card not yet played, not held by the
-viewer, nobody alone): log-loss (nats), Brier score, accuracy, overall and by
-trick; *identification*: the share of (hand, view) pairs whose belief puts at
-least 0.9 on the partner before the called card is played, and the mean trick
-at which it first does (trick 5 = only when the card is played or never);
-calibration over the seat views (a reliability table and plot, cluster-robust
-intervals over hands). Writes ``partner_bench.json``, ``partner_bench.md`` and
+viewer, nobody alone): log-loss (nats), Brier score, accuracy, overall, by
+trick and by the viewer's role (maker, defender, spectator; the hidden
+partner knows the answer); *identification*: the share of (hand, view) pairs
+whose belief puts at least 0.9 on the partner before the called card is played,
+and the mean first trick at which it does (5 = only when the card is played or
+never); calibration over the seat views (a reliability table, its expected
+calibration error, and a plot, cluster-robust intervals over hands); beliefs
+per second. Writes ``partner_bench.json``, ``partner_bench.md`` and
 ``calibration.png`` to ``--out``.
 
 Example::
@@ -33,6 +49,7 @@ Example::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import shlex
 import sys
 import time
@@ -51,6 +68,11 @@ from partner_lab.dataset import draw_seats
 
 IDENTIFIED = 0.9  # belief in the true partner that counts as "identified"
 VIEWS = ("seat", "public")
+ROLES = ("maker", "defender", "spectator")
+HIDDEN = (256, 256)  # the learned beliefs' hidden layers
+POPULATIONS = {"heuristic": "heuristic", "trained": "trained", "mix": "heuristic=1,trained=1,random=1"}
+"""Who plays each population's hands (``partner_lab.dataset.parse_mix`` specs)."""
+SET_VERSION = "v1"
 
 
 def positions(
@@ -79,108 +101,148 @@ def positions(
     return State.concatenate(taken), np.concatenate(hand_ids)
 
 
+def set_digest(states: State, hand: np.ndarray) -> str:
+    """sha256 of an evaluation set's positions: every hand, trick and call (what the scores are over)."""
+    h = hashlib.sha256()
+    for a in (hand, states.hands, states.kitty, states.trick_cards, states.called, states.maker, states.trump,
+              states.dealer, states.partner):  # fmt: skip
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
 def true_class(s: State, p: int) -> np.ndarray:
     """The answer in absolute layout: the partner's seat, or ``p`` for none. Int64 (B,)."""
     return np.where(s.partner >= 0, s.partner, p).astype(np.int64)
 
 
 def player_models(rules: RulesConfig, agents: dict[str, float]) -> tuple[Any, Any, str]:
-    """``(true model, wrong model, description)`` for the agents that played."""
+    """``(true model without noise, wrong model, description)`` for the agents that played."""
     from agents import make_agent
     from agents.base import LogitAgent
-    from agents.beliefs import HeuristicModel, UniformModel
+    from agents.beliefs import HeuristicModel, MixtureModel, UniformModel
 
-    if set(agents) == {"heuristic"}:
-        return (
-            HeuristicModel(rules, 0.1),
-            UniformModel(),
-            "true: heuristic (eps 0.1); wrong: uniform random",
-        )
-    if set(agents) == {"random"}:
-        return (
-            UniformModel(),
-            HeuristicModel(rules, 0.1),
-            "true: uniform random; wrong: heuristic (eps 0.1)",
-        )
-    if len(agents) == 1:
-        agent = make_agent(next(iter(agents)), rules)
+    def model(name: str) -> Any:
+        if name == "heuristic":
+            return HeuristicModel(rules, 0.0)
+        if name == "random":
+            return UniformModel()
+        agent = make_agent(name, rules)
         if isinstance(agent, LogitAgent):
-            return agent, UniformModel(), f"true: {next(iter(agents))} (softmax); wrong: uniform random"
-    raise ValueError(f"--agents: partner-bench knows the player model of one agent kind "
-                     f"(heuristic, random or a model), got {sorted(agents)}")  # fmt: skip
+            return agent
+        raise ValueError(f"--populations: partner-bench knows the player model of the heuristic, random and "
+                         f"trained models, not {name!r}")  # fmt: skip
+
+    total = sum(agents.values())
+    true = model(next(iter(agents))) if len(agents) == 1 else MixtureModel([(w / total, model(n)) for n, w in agents.items()])
+    if set(agents) == {"random"}:
+        return true, HeuristicModel(rules, 0.1), "true: uniform random; wrong: heuristic (eps 0.1)"
+    return true, UniformModel(), f"true: {', '.join(agents)} with fitted noise; wrong: uniform random"
+
+
+def _train_rows(folder: Path, fraction: float, seed: int) -> dict[str, np.ndarray]:
+    """The view rows (``partner_lab.classifier.view_rows``) of a ``fraction`` of a dataset's rows, sampled
+    before the observations are unpacked (memory)."""
+    import json
+
+    import pyarrow as pa
+
+    from partner_lab.classifier import view_rows
+    from partner_lab.dataset import load_dataset, to_arrays
+
+    rng, parts = np.random.default_rng(seed), []
+    for shard in range(json.loads((folder / "manifest.json").read_text())["shards"]):  # a shard at a time
+        table = load_dataset(folder, columns=["hand", "viewer", "label", "obs"], shards=[shard])
+        parts.append(view_rows(to_arrays(table.filter(rng.random(table.num_rows) < fraction))))
+        del table
+        pa.default_memory_pool().release_unused()  # arrow keeps freed buffers otherwise
+    return {c: np.concatenate([r[c] for r in parts]) for c in parts[0]}
+
+
+def _union(rows: dict[str, dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The view rows of every population in one table (hand ids made distinct), emptying ``rows`` as it goes:
+    memory holds one copy of the observations."""
+    first = next(iter(rows.values()))
+    total = sum(len(r["label"]) for r in rows.values())
+    out = {c: np.empty((total, *a.shape[1:]), a.dtype) for c, a in first.items()}
+    at = 0
+    for i, q in enumerate(list(rows)):
+        r = rows.pop(q)
+        n = len(r["label"])
+        for c, a in r.items():
+            out[c][at : at + n] = a + i * 10**9 if c == "hand" else a
+        at += n
+        del r
+    return out
+
+
+def train_learned(args: argparse.Namespace, out: Path, command: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Learned beliefs: one per population and one on all of them (``"all"``); ``(classifiers, stats)``.
+
+    With ``args.ablation`` the stats also hold ``"ablation"``: held-out log-loss of classifiers trained on a
+    share of the union (one population's worth of rows) with each feature group dropped, beside the same
+    training with every group seen (``"none"``) and with only the counted belief (``"all but exact"``).
+    """
+    from agents.partner_features import GROUPS
+    from agents.partner_model import PartnerClassifier
+    from partner_lab.classifier import train_classifier
+    from partner_lab.dataset import parse_mix, write_dataset
+
+    if args.classifier:
+        return {"all": PartnerClassifier(args.classifier)}, {}
+    rows: dict[str, dict[str, np.ndarray]] = {}
+    classifiers, stats = {}, {}
+    for k, pop in enumerate(args.populations):
+        data = write_dataset(out / "train_data" / pop, parse_mix(POPULATIONS[pop]), args.train_hands,
+                             max(1000, args.train_hands // 4), seed=args.seed + 1, overwrite=True, command=command)  # fmt: skip
+        rows[pop] = _train_rows(data, args.row_fraction, args.seed + k)
+        classifiers[pop], stats[pop] = train_classifier(rows[pop], hidden=HIDDEN, seed=args.seed, viewed=True)
+    union = _union(rows)
+    classifiers["all"], stats["all"] = train_classifier(union, hidden=HIDDEN, seed=args.seed, viewed=True)
+    classifiers["all"].save(out / "partner_classifier.safetensors")
+    if args.ablation:
+        share = np.random.default_rng(args.seed).random(len(union["label"])) < 1.0 / len(args.populations)
+        union = {c: a[share] for c, a in union.items()}
+        stats["ablation"] = {}
+        for name, dropped in [("none", []), *[(g, [g]) for g in GROUPS], ("all but exact", list(GROUPS[1:]))]:
+            stats["ablation"][name] = train_classifier(union, hidden=HIDDEN, seed=args.seed, viewed=True, dropped=dropped)[1]
+    return classifiers, stats
 
 
 def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
     """Play, believe, score; returns the report (also written to ``args.out``)."""
-    from agents.beliefs import PolicyBelief
-    from agents.partner_model import PartnerClassifier
-    from partner_lab.classifier import train_classifier
-    from partner_lab.dataset import load_dataset, parse_mix, to_arrays, write_dataset
+    from agents.beliefs import NoisyModel, PolicyBelief
+    from partner_lab.dataset import parse_mix
+    from partner_lab.noise import fit_noise
     from training.runs import provenance, write_json
 
     rules = make_rules("five_handed")
-    p = rules.num_players
-    mix = parse_mix(args.agents)
-    true_model, wrong_model, models_text = player_models(rules, mix)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    train_stats: dict[str, float] = {}
-    if args.classifier:
-        clf = PartnerClassifier(args.classifier)
-    else:
-        data = write_dataset(out / "train_data", mix, args.train_hands, max(1000, args.train_hands // 4),
-                             seed=args.seed + 1, overwrite=True, command=command)  # fmt: skip
-        clf, train_stats = train_classifier(to_arrays(load_dataset(data)), hidden=(256, 256), seed=args.seed)
-        clf.save(out / "partner_classifier.safetensors")
-    beliefs: dict[str, PartnerBelief] = {
-        "uniform": UniformBelief(),
-        "exact": ExactBelief(),
-        "policy-true": PolicyBelief(true_model, args.worlds, seed=args.seed),
-        "policy-wrong": PolicyBelief(wrong_model, args.worlds, seed=args.seed),
-        "learned": clf,
-    }
-    states, hand = positions(rules, mix, args.hands, args.seed)
-    trick = states.trick_no.astype(np.int64)
-    report: dict[str, Any] = {"hands": args.hands, "positions": states.batch_size, "agents": mix,
-                              "models": models_text, "worlds": args.worlds, "seed": args.seed,
-                              "train": train_stats, "beliefs": {}}  # fmt: skip
-    seconds: dict[str, float] = {}
-    cal: dict[str, list[dict[str, float]]] = {}
-    # what does not depend on the belief, once per view: the truth, who knows it already, trick, (hand, viewer)
-    y_all = true_class(states, p)
-    frames: dict[str, dict[str, Any]] = {}
-    for view in VIEWS:
-        viewers = list(range(p)) if view == "seat" else [PUBLIC]
-        frames[view] = {
-            "viewers": viewers,
-            "y": np.tile(y_all, len(viewers)),
-            "open": ~np.concatenate([_settled(states, rules, v) for v in viewers]),
-            "trick": np.tile(trick, len(viewers)),
-            "key": np.concatenate([hand * (p + 1) + (v % (p + 1)) for v in viewers]),
-            "groups": np.tile(hand, len(viewers)),
-        }
-    for name, belief in [*beliefs.items(), ("oracle", None)]:
-        per_view: dict[str, Any] = {}
-        for view, f in frames.items():
-            start = time.perf_counter()
-            parts = [
-                np.eye(p + 1)[y_all] if belief is None else belief(states, rules, v).probs
-                for v in f["viewers"]
-            ]
-            seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - start
-            probs, y, open_, tr = np.concatenate(parts), f["y"], f["open"], f["trick"]
-            entry = scores(probs[open_], y[open_])
-            entry["by_trick"] = {
-                int(t): scores(probs[open_ & (tr == t)], y[open_ & (tr == t)]) for t in range(5)
-            }
-            entry["identification"] = _identification(probs, y, open_, tr, f["key"])
-            per_view[view] = entry
-            if view == "seat" and belief is not None:
-                cal[name] = calibration(probs[open_], y[open_], groups=f["groups"][open_])
-        report["beliefs"][name] = per_view
-    report["calibration"] = cal
-    views = states.batch_size * (p + 1)
-    report["beliefs_per_second"] = {n: views / max(t, 1e-9) for n, t in seconds.items() if n != "oracle"}
+    classifiers, train_stats = train_learned(args, out, command)
+    report: dict[str, Any] = {"hands": args.hands, "fit_hands": args.fit_hands, "train_hands": args.train_hands,
+                              "worlds": args.worlds, "seed": args.seed, "train": train_stats, "populations": {}}  # fmt: skip
+    for pop in args.populations:
+        mix = parse_mix(POPULATIONS[pop])
+        true_model, wrong_model, models_text = player_models(rules, mix)
+        fit_states, _ = positions(rules, mix, args.fit_hands, args.seed + 2)
+        noise = fit_noise(true_model, fit_states, rules, true_class(fit_states, rules.num_players),
+                          n_worlds=args.worlds, seed=args.seed)  # fmt: skip
+        eps = {view: noise[view]["epsilon"] for view in VIEWS}
+        beliefs: dict[str, dict[str, PartnerBelief | None]] = {
+            "uniform": dict.fromkeys(VIEWS, UniformBelief()),
+            "exact": dict.fromkeys(VIEWS, ExactBelief()),
+            "policy-true": {v: PolicyBelief(NoisyModel(true_model, eps[v]), args.worlds, seed=args.seed) for v in VIEWS},
+            "policy-wrong": dict.fromkeys(VIEWS, PolicyBelief(wrong_model, args.worlds, seed=args.seed)),
+            "learned": dict.fromkeys(VIEWS, classifiers["all"]),
+            **{f"learned-{q}": dict.fromkeys(VIEWS, c) for q, c in classifiers.items() if q != "all"},
+            "oracle": dict.fromkeys(VIEWS, None),
+        }  # fmt: skip
+        states, hand = positions(rules, mix, args.hands, args.seed)
+        entry = score_population(states, hand, rules, beliefs)
+        entry.update({"agents": mix, "models": models_text, "noise": noise, "positions": states.batch_size,
+                      "set": {"name": f"partner-{pop}-{SET_VERSION}", "seed": args.seed, "hands": args.hands,
+                              "sha256": set_digest(states, hand)}})  # fmt: skip
+        report["populations"][pop] = entry
     report["provenance"] = provenance(argparse.Namespace(seed=args.seed, variant="five_handed"), command)
     report["provenance"]["algo"] = "partner-bench"
     write_json(out / "partner_bench.json", report)
@@ -188,8 +250,61 @@ def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
     tmp = out / "partner_bench.md.tmp"
     tmp.write_text(text)
     tmp.replace(out / "partner_bench.md")
-    plot_calibration(cal, out / "calibration.png")
+    first = report["populations"][args.populations[0]]
+    plot_calibration(first["calibration"], out / "calibration.png", args.populations[0])
     return report
+
+
+def score_population(states: State, hand: np.ndarray, rules: RulesConfig,
+                     beliefs: dict[str, dict[str, PartnerBelief | None]]) -> dict[str, Any]:  # fmt: skip
+    """Every belief's scores on one evaluation set (module docstring), with speeds and calibration."""
+    p = rules.num_players
+    y_all = true_class(states, p)
+    trick = states.trick_no.astype(np.int64)
+    frames: dict[str, dict[str, Any]] = {}
+    for view in VIEWS:
+        viewers = list(range(p)) if view == "seat" else [PUBLIC]
+        role = [np.where(states.maker == v, 0, 1) if v != PUBLIC else np.full(states.batch_size, 2) for v in viewers]
+        frames[view] = {
+            "viewers": viewers,
+            "y": np.tile(y_all, len(viewers)),
+            "open": ~np.concatenate([_settled(states, rules, v) for v in viewers]),
+            "trick": np.tile(trick, len(viewers)),
+            "role": np.concatenate(role),
+            "key": np.concatenate([hand * (p + 1) + (v % (p + 1)) for v in viewers]),
+            "groups": np.tile(hand, len(viewers)),
+        }
+    out: dict[str, Any] = {"beliefs": {}, "calibration": {}, "beliefs_per_second": {}}
+    for name, per_view in beliefs.items():
+        entry_views: dict[str, Any] = {}
+        seconds = 0.0
+        for view, f in frames.items():
+            belief = per_view[view]
+            start = time.perf_counter()
+            parts = [np.eye(p + 1)[y_all] if belief is None else belief(states, rules, v).probs for v in f["viewers"]]
+            seconds += time.perf_counter() - start
+            probs, y, open_, tr = np.concatenate(parts), f["y"], f["open"], f["trick"]
+            entry = scores(probs[open_], y[open_])
+            entry["by_trick"] = {int(t): scores(probs[open_ & (tr == t)], y[open_ & (tr == t)]) for t in range(5)}
+            entry["by_role"] = {r: scores(probs[open_ & (f["role"] == i)], y[open_ & (f["role"] == i)])
+                                for i, r in enumerate(ROLES) if (f["role"] == i).any()}  # fmt: skip
+            entry["identification"] = _identification(probs, y, open_, tr, f["key"])
+            entry_views[view] = entry
+            if view == "seat" and belief is not None and not name.startswith("learned-"):
+                table = calibration(probs[open_], y[open_], groups=f["groups"][open_])
+                out["calibration"][name] = table
+                entry["ece"] = expected_calibration_error(table)
+        out["beliefs"][name] = entry_views
+        if name != "oracle":
+            out["beliefs_per_second"][name] = states.batch_size * (p + 1) / max(seconds, 1e-9)
+    return out
+
+
+def expected_calibration_error(table: list[dict[str, float]]) -> float:
+    """Expected calibration error of a reliability table: the count-weighted mean |observed - predicted|."""
+    n = np.array([r["n"] for r in table], dtype=np.float64)
+    gap = np.abs([r["observed"] - r["predicted"] for r in table])
+    return float((n * gap).sum() / max(n.sum(), 1.0))
 
 
 def _settled(states: State, rules: RulesConfig, viewer: int) -> np.ndarray:
@@ -217,40 +332,84 @@ def _identification(probs: np.ndarray, y: np.ndarray, open_: np.ndarray, trick: 
 
 def to_markdown(report: dict[str, Any]) -> str:
     """The tables of a report."""
-    intro = (
-        f"{report['hands']} hands, {report['positions']} positions (first decision of each trick after the "
-        f"declaration) x 6 views; agents {report['agents']}; player models {report['models']}; policy beliefs "
-        f"with {report['worlds']} worlds. Scores over the positions where the view does not know the partner "
-        f"for sure. Identified: belief >= {IDENTIFIED} in the partner before its card is played.\n"
-    )
-    lines = ["# Partner-inference benchmark (five-handed)\n", intro]
-    for view in VIEWS:
-        lines += [
-            f"\n## {view} view\n",
-            "| belief | log-loss | Brier | accuracy | log-loss by trick 1-5 | identified | mean trick |",
-            "|---|---:|---:|---:|---|---:|---:|",
-        ]
-        for name, per in report["beliefs"].items():
-            e = per[view]
-            by = " / ".join(f"{s['log_loss']:.2f}" if s["n"] else "-" for s in e["by_trick"].values())
-            ident = e["identification"]
-            lines.append(f"| {name} | {e['log_loss']:.3f} | {e['brier']:.3f} | {e['accuracy']:.3f} | {by} | "
-                         f"{ident['identified_before_reveal']:.3f} | {ident['mean_trick']:.2f} |")  # fmt: skip
-    lines += ["\n## Calibration (seat views)\n", "| belief | bins whose 95% interval holds the mean prediction |",
-              "|---|---:|"]  # fmt: skip
-    for name, table in report["calibration"].items():
-        inside = sum(r["low"] <= r["predicted"] <= r["high"] for r in table)
-        lines.append(f"| {name} | {inside} of {len(table)} |")
-    lines += ["\n## Beliefs per second (this run, every view)\n", "| belief | views/s |", "|---|---:|"]
-    lines += [f"| {n} | {r:,.0f} |" for n, r in report["beliefs_per_second"].items()]
+    lines = ["# Partner-inference benchmark (five-handed)\n",
+             (f"Per population: {report['hands']} hands scored (the first decision of each trick after the declaration, "
+             f"x 6 views), noise fitted on {report['fit_hands']} other hands, the learned beliefs trained on "
+             f"{report['train_hands']} other hands of each population; policy beliefs with {report['worlds']} worlds. "
+             f"Scores over the positions where the view does not know the partner for sure. Identified: belief >= "
+             f"{IDENTIFIED} in the partner before its card is played.\n")]  # fmt: skip
+    pops = report["populations"]
+    for pop, e in pops.items():
+        s = e["set"]
+        lines += [f"\n## {pop}: {', '.join(f'{k}={v:g}' for k, v in e['agents'].items())}\n",
+                  (f"Set {s['name']} (seed {s['seed']}, {s['hands']} hands, {e['positions']} positions, sha256 "
+                  f"{s['sha256'][:16]}...); player models {e['models']}; fitted epsilon: seat views "
+                  f"{e['noise']['seat']['epsilon']:g}, public {e['noise']['public']['epsilon']:g}.\n")]  # fmt: skip
+        for view in VIEWS:
+            lines += [f"\n### {view} view\n",
+                      "| belief | log-loss | Brier | accuracy | log-loss by trick 1-5 | identified | mean trick | ECE |",
+                      "|---|---:|---:|---:|---|---:|---:|---:|"]  # fmt: skip
+            for name, per in e["beliefs"].items():
+                if name.startswith("learned-"):
+                    continue
+                v = per[view]
+                by = " / ".join(f"{t['log_loss']:.2f}" if t["n"] else "-" for t in v["by_trick"].values())
+                ident = v["identification"]
+                ece = f"{v['ece']:.3f}" if "ece" in v else ""
+                lines.append(f"| {name} | {v['log_loss']:.3f} | {v['brier']:.3f} | {v['accuracy']:.3f} | {by} | "
+                             f"{ident['identified_before_reveal']:.3f} | {ident['mean_trick']:.2f} | {ece} |")  # fmt: skip
+        lines += ["\n### by role (log-loss; the hidden partner knows the answer)\n",
+                  "| belief | maker | defender | spectator |", "|---|---:|---:|---:|"]  # fmt: skip
+        for name, per in e["beliefs"].items():
+            if name.startswith("learned-") or name == "oracle":
+                continue
+            roles = {**per["seat"]["by_role"], **per["public"]["by_role"]}
+            lines.append(f"| {name} | " + " | ".join(f"{roles[r]['log_loss']:.3f}" if r in roles and roles[r]["n"]
+                                                      else "-" for r in ROLES) + " |")  # fmt: skip
+        lines += ["\n### calibration (seat views)\n", "| belief | bins whose 95% interval holds the mean prediction | ECE |",
+                  "|---|---:|---:|"]  # fmt: skip
+        for name, table in e["calibration"].items():
+            lines.append(f"| {name} | {bins_inside(table)} of {len(table)} | "
+                         f"{expected_calibration_error(table):.3f} |")  # fmt: skip
+        lines += ["\n### beliefs per second (every view)\n", "| belief | views/s |", "|---|---:|"]
+        lines += [f"| {n} | {r:,.0f} |" for n, r in e["beliefs_per_second"].items() if not n.startswith("learned-")]
+    learned = [n for n in next(iter(pops.values()))["beliefs"] if n.startswith("learned")]
+    if len(learned) > 1:
+        lines += [("\n## Cross-population: log-loss of the learned belief trained on one population (rows), "
+                  "scored on another (columns), seat views / public view\n"),
+                  "| trained on | " + " | ".join(pops) + " |", "|---|" + "---:|" * len(pops)]  # fmt: skip
+        for name in learned:
+            label = "all" if name == "learned" else name.removeprefix("learned-")
+            cells = [f"{pops[q]['beliefs'][name]['seat']['log_loss']:.3f} / "
+                     f"{pops[q]['beliefs'][name]['public']['log_loss']:.3f}" for q in pops]  # fmt: skip
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines.append("| (exact, for reference) | " + " | ".join(
+            f"{pops[q]['beliefs']['exact']['seat']['log_loss']:.3f} / {pops[q]['beliefs']['exact']['public']['log_loss']:.3f}"
+            for q in pops) + " |")  # fmt: skip
     if report.get("train"):
-        t = report["train"]
-        lines.append(f"\nLearned classifier: {int(t['rows']):,} training rows, held-out log-loss "
-                     f"{t['val_log_loss']:.3f}, temperature {t['temperature']:.2f}.")  # fmt: skip
+        lines += ["\n## Learned beliefs: training\n", "| trained on | rows | held-out log-loss | counted belief's | temperature |",
+                  "|---|---:|---:|---:|---:|"]  # fmt: skip
+        for name, t in report["train"].items():
+            if name != "ablation":
+                lines.append(f"| {name} | {int(t['rows']):,} | {t['val_log_loss']:.3f} | {t['val_exact_log_loss']:.3f} | "
+                             f"{t['temperature']:.2f} |")  # fmt: skip
+    if report.get("train", {}).get("ablation"):
+        abl = report["train"]["ablation"]
+        base = abl["none"]["val_log_loss"]
+        lines += [(f"\n## What each input buys: held-out log-loss with a feature group dropped ({int(abl['none']['rows']):,} "
+                   "rows of all populations; counted belief's held-out log-loss "
+                   f"{abl['none']['val_exact_log_loss']:.3f})\n"),
+                  "| dropped | held-out log-loss | cost of dropping it |", "|---|---:|---:|"]  # fmt: skip
+        lines += [f"| {name} | {t['val_log_loss']:.3f} | {t['val_log_loss'] - base:+.3f} |" for name, t in abl.items()]
     return "\n".join(lines) + "\n"
 
 
-def plot_calibration(cal: dict[str, list[dict[str, float]]], path: Path) -> None:
+def bins_inside(table: list[dict[str, float]]) -> int:
+    """Reliability bins whose 95% interval holds the bin's mean prediction."""
+    return sum(r["low"] <= r["predicted"] <= r["high"] for r in table)
+
+
+def plot_calibration(cal: dict[str, list[dict[str, float]]], path: Path, population: str = "") -> None:
     """Reliability diagram: observed frequency (95% interval) against the mean prediction, per belief."""
     import matplotlib
 
@@ -268,7 +427,7 @@ def plot_calibration(cal: dict[str, list[dict[str, float]]], path: Path) -> None
         ax.errorbar(x, obs, yerr=err, marker="o", ms=3, capsize=2, label=name)
     ax.set_xlabel("predicted probability")
     ax.set_ylabel("observed frequency (95% interval)")
-    ax.set_title("calibration of partner beliefs (seat views)")
+    ax.set_title(f"calibration of partner beliefs (seat views{', ' + population if population else ''})")
     ax.legend()
     fig.tight_layout()
     tmp = path.with_name(path.stem + ".tmp.png")
@@ -285,16 +444,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``euchre partner-bench``."""
     parser.add_argument("--out", required=True, help="report folder")
     parser.add_argument("--overwrite", action="store_true", help="replace a report already in --out")
-    parser.add_argument("--hands", "--deals", dest="hands", type=int, default=400, help="hands to score on (default 400)")
-    parser.add_argument("--agents", default="heuristic", help="who plays: heuristic (default), random or "
-                        "model:PATH")  # fmt: skip
+    parser.add_argument("--hands", "--deals", dest="hands", type=int, default=400,
+                        help="hands of each population's evaluation set (default 400)")  # fmt: skip
+    parser.add_argument("--populations", type=_populations, default=list(POPULATIONS),
+                        help=f"comma-separated populations to score (default all: {', '.join(POPULATIONS)})")  # fmt: skip
     parser.add_argument("--worlds", type=int, default=256, help="worlds per view of the policy beliefs")
-    parser.add_argument(
-        "--train-hands", type=int, default=20000, help="hands the learned classifier trains on"
-    )
-    parser.add_argument("--classifier", default="", help="a trained classifier file instead of training one")
-    parser.add_argument("--seed", type=int, default=0, help="seed (the training hands use seed + 1)")
+    parser.add_argument("--fit-hands", type=int, default=60, help="hands per population the noise is fitted on")
+    parser.add_argument("--train-hands", type=int, default=20000, help="hands per population the learned beliefs train on")
+    parser.add_argument("--row-fraction", type=float, default=0.1,
+                        help="share of the training hands' rows the learned beliefs use (default 0.1: memory)")  # fmt: skip
+    parser.add_argument("--no-ablation", dest="ablation", action="store_false",
+                        help="skip training with each feature group dropped (what each input buys)")  # fmt: skip
+    parser.add_argument("--classifier", default="", help="a trained classifier file instead of training them")
+    parser.add_argument("--seed", type=int, default=0, help="seed (training hands: seed + 1, fit hands: seed + 2)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+
+
+def _populations(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in POPULATIONS]
+    if not names or bad:
+        raise argparse.ArgumentTypeError(f"must be some of {', '.join(POPULATIONS)}, got {text!r}")
+    return list(dict.fromkeys(names))
 
 
 def check_out(out: str, overwrite: bool) -> None:
@@ -321,9 +492,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_out(args.out, args.overwrite)
     except ValueError as err:
         parser.error(str(err))
-    for name in ("hands", "worlds", "train_hands", "threads"):
+    for name in ("hands", "worlds", "train_hands", "fit_hands", "threads"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if not 0 < args.row_fraction <= 1:
+        parser.error(f"--row-fraction must be in (0, 1], got {args.row_fraction}")
     if args.seed < 0:
         parser.error(f"--seed must be at least 0, got {args.seed}")
     import torch

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from agents.partner_model import PartnerClassifier, build_classifier, new_config
-from euchre_env.beliefs import check_observations
+from agents.partner_model import LOG_FLOOR, PartnerClassifier, build_classifier, new_config
+from euchre_env.beliefs import check_observations, settled_beliefs
 from euchre_env.rules import make_rules
 
 EPS = 1e-12
+_CHUNK = 1 << 13  # views whose features are computed together
 
 
 def class_index(label: np.ndarray, num_players: int) -> np.ndarray:
@@ -28,95 +30,125 @@ def class_index(label: np.ndarray, num_players: int) -> np.ndarray:
     return np.where(label < 0, num_players, label)
 
 
+def view_rows(arrays: dict[str, np.ndarray], rows_seed: int = 0, row_fraction: float = 1.0) -> dict[str, np.ndarray]:
+    """The rows a classifier learns from: every seat's view and the public view of each decision.
+
+    The public view of a decision is viewer 0's row with its private pieces zeroed. Rows whose answer the
+    rules already give are left out (the classifier imposes those), and ``row_fraction`` of the rest are
+    kept at random (the rows of one hand are strongly correlated: more hands beat more rows of each).
+
+    Returns:
+        ``obs`` (N, D) bool, ``public`` (N,) bool, ``label`` (N,) class ids in the viewer's frame, ``hand`` (N,).
+    """
+    rules = make_rules("five_handed")
+    n = len(arrays["viewer"])
+    src = np.concatenate([np.arange(n), np.flatnonzero(arrays["viewer"] == 0)])  # seat rows, then public
+    public = np.arange(len(src)) >= n
+    pick = np.random.default_rng(rows_seed).random(len(src)) < row_fraction  # before copying observations
+    src, public = src[pick], public[pick]
+    obs, public = check_observations(arrays["obs"][src], rules, public)
+    label = class_index(arrays["label"][src], rules.num_players)
+    _, keep = settled_beliefs(obs, rules, public)
+    hand = arrays["hand"][src]
+    return {"obs": obs[keep], "public": public[keep], "label": label[keep], "hand": hand[keep]}
+
+
 def train_classifier(
-    arrays: dict[str, np.ndarray], hidden: tuple[int, ...] = (256, 256), epochs: int = 2, lr: float = 1e-3,
-    batch_size: int = 2048, seed: int = 0, val_fraction: float = 0.1, checks_per_epoch: int = 8,
-    provenance: dict[str, Any] | None = None,
+    arrays: dict[str, np.ndarray], hidden: tuple[int, ...] = (256, 256), epochs: int = 3, lr: float = 1e-3,
+    batch_size: int = 1024, seed: int = 0, val_fraction: float = 0.1, checks_per_epoch: int = 8,
+    row_fraction: float = 1.0, dropped: Sequence[str] = (), provenance: dict[str, Any] | None = None,
+    viewed: bool = False,
 ) -> tuple[PartnerClassifier, dict[str, float]]:  # fmt: skip
     """Fit a classifier on dataset rows (``partner_lab.dataset.to_arrays``); returns it and training stats.
 
-    It learns from every seat's view and from the public view of each decision
-    (viewer 0's row with its private pieces zeroed); rows whose answer the rules
-    already give (the classifier imposes those) are left out. ``val_fraction`` of the hands are held out; the weights with the
-    lowest validation log-loss (checked ``checks_per_epoch`` times an epoch) are
-    kept: the rows of one hand are strongly correlated, and the network
-    overfits within a few epochs.
+    It learns from the rows of :func:`view_rows` (with ``viewed=True``, ``arrays`` are those already and
+    ``row_fraction`` is not applied; the caller's arrays are not changed). ``val_fraction`` of the hands are held out; the weights
+    with the lowest held-out log-loss (checked ``checks_per_epoch`` times an epoch) are kept, and the
+    temperature is then fitted on the same held-out rows. ``dropped`` feature groups are not seen
+    (``agents.partner_features.GROUPS``). The stats include the counted belief's held-out log-loss, the
+    reference the network improves on.
     """
     import torch
 
     rules = make_rules("five_handed")
     p = rules.num_players
-    config = new_config(rules, list(hidden), provenance)
+    config = new_config(rules, list(hidden), provenance, list(dropped))
     torch.manual_seed(seed)
-    net = build_classifier(config)
-    clf = PartnerClassifier((net, config))
-    # seat views, and the public view of each decision (viewer 0's row with its private pieces zeroed)
-    first = arrays["viewer"] == 0
-    public = np.concatenate([np.zeros(len(first), bool), np.ones(int(first.sum()), bool)])
-    obs, public = check_observations(np.concatenate([arrays["obs"], arrays["obs"][first]]), rules, public)
-    label = class_index(np.concatenate([arrays["label"], arrays["label"][first]]), p)
-    hand = np.concatenate([arrays["hand"], arrays["hand"][first]])
-    allowed, certain = clf.allowed(obs, public)
-    rng = np.random.default_rng(seed)
-    hands = np.unique(hand)
-    held = np.isin(hand, rng.choice(hands, size=round(val_fraction * hands.size), replace=False))
-    split = {}
-    for name, rows in (("train", ~certain & ~held), ("val", ~certain & held)):
-        split[name] = (torch.as_tensor(obs[rows].view(np.uint8)), torch.as_tensor(label[rows]),
-                       torch.as_tensor(allowed[rows]))  # fmt: skip
-    x, y, mask = split["train"]
-    if len(y) == 0:
+    clf = PartnerClassifier((build_classifier(config), config))
+    net = clf.net
+    start = time.perf_counter()
+    rows = dict(arrays) if viewed else view_rows(arrays, seed, row_fraction)
+    if len(rows["label"]) == 0:
         raise ValueError("the dataset has no rows where the partner is uncertain: play more hands")
+    xs, logs, ys = [], [], []
+    for at in range(0, len(rows["label"]), _CHUNK):  # features in chunks: memory stays ~ the features
+        sl = slice(at, at + _CHUNK)
+        x, exact, maker = clf.inputs(rows["obs"][sl], rows["public"][sl])
+        lab = rows["label"][sl]
+        xs.append(x.astype(np.float16))
+        logs.append(np.where(exact > LOG_FLOOR, np.log(np.maximum(exact, LOG_FLOOR)), -1e9).astype(np.float32))
+        ys.append(np.where(lab == p, p, (lab - maker) % p))
+    del rows["obs"]
+    x_all, base_all, y_all = torch.as_tensor(np.concatenate(xs)), torch.as_tensor(np.concatenate(logs)), \
+        torch.as_tensor(np.concatenate(ys))  # fmt: skip
+    del xs, logs, ys
+    rng = np.random.default_rng(seed)
+    hands = np.unique(rows["hand"])
+    held = np.isin(rows["hand"], rng.choice(hands, size=round(val_fraction * hands.size), replace=False))
+    train, val = np.flatnonzero(~held), torch.as_tensor(np.flatnonzero(held))
+
+    def total_logits(idx: Any) -> Any:
+        return net(x_all[idx].float()) + base_all[idx]
+
+    def val_loss() -> float:
+        net.eval()
+        with torch.no_grad():
+            return float(torch.nn.functional.cross_entropy(total_logits(val), y_all[val]))
+
     opt = torch.optim.Adam(net.parameters(), lr=lr)
-    check = max(1, -(-len(y) // batch_size) // max(1, checks_per_epoch))
-    best, best_state, step, start = float("inf"), None, 0, time.perf_counter()
+    check = max(1, -(-len(train) // batch_size) // max(1, checks_per_epoch))
+    best, best_state, step = float("inf"), None, 0
     for _ in range(epochs):
-        order = torch.as_tensor(rng.permutation(len(y)))
-        for i in range(0, len(y), batch_size):
+        order = torch.as_tensor(rng.permutation(train))
+        for i in range(0, len(order), batch_size):
             idx = order[i : i + batch_size]
             net.train()
-            z = net(x[idx].float()).masked_fill(~mask[idx], -1e9)
-            loss = torch.nn.functional.cross_entropy(z, y[idx])
+            loss = torch.nn.functional.cross_entropy(total_logits(idx), y_all[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
             step += 1
-            if step % check == 0 or i + batch_size >= len(y):
-                val = _loss(net, *split["val"]) if len(split["val"][1]) else float(loss.detach())
-                if val < best:
-                    best, best_state = val, {k: v.clone() for k, v in net.state_dict().items()}
+            if len(val) and (step % check == 0 or i + batch_size >= len(order)):
+                v = val_loss()
+                if v < best:
+                    best, best_state = v, {k: t.clone() for k, t in net.state_dict().items()}
     if best_state is not None:
         net.load_state_dict(best_state)
     net.eval()
-    if len(split["val"][1]):
-        clf.config = dataclasses.replace(config, temperature=_fit_temperature(net, *split["val"]))
-    stats = {"rows": float(len(y)), "val_rows": float(len(split["val"][1])), "rows_certain": float(certain.sum()),
-             "epochs": float(epochs), "val_log_loss": best, "temperature": clf.config.temperature, "seconds": time.perf_counter() - start}  # fmt: skip
+    stats = {"rows": float(len(train)), "val_rows": float(len(val)), "hands": float(hands.size),
+             "epochs": float(epochs), "seconds": 0.0}  # fmt: skip
+    if len(val):
+        with torch.no_grad():
+            z, y = total_logits(val), y_all[val]
+        clf.config = dataclasses.replace(config, temperature=_fit_temperature(z, y))
+        stats["val_log_loss"] = best
+        stats["val_exact_log_loss"] = float(torch.nn.functional.cross_entropy(base_all[val], y))
+    stats["temperature"] = clf.config.temperature
+    stats["seconds"] = time.perf_counter() - start
     return clf, stats
 
 
-def _fit_temperature(net: Any, x: Any, y: Any, mask: Any) -> float:
-    """The logit temperature in [0.5, 5] with the lowest held-out log-loss (a grid, then a finer one)."""
+def _fit_temperature(z: Any, y: Any) -> float:
+    """The logit temperature in [0.5, 5] with the lowest held-out log-loss of logits ``z`` (a grid, then a finer one)."""
     import torch
 
-    with torch.no_grad():
-        z = net(x.float()).masked_fill(~mask, -1e9)
+    def nll(t: float) -> float:
+        return float(torch.nn.functional.cross_entropy(z / t, y))
 
-        def nll(t: float) -> float:
-            return float(torch.nn.functional.cross_entropy(z / t, y))
-
-        grid = np.exp(np.linspace(np.log(0.5), np.log(5.0), 41))
-        best = float(grid[np.argmin([nll(t) for t in grid])])
-        fine = best * np.exp(np.linspace(-0.06, 0.06, 25))
-        return round(float(fine[np.argmin([nll(t) for t in fine])]), 4)
-
-
-def _loss(net: Any, x: Any, y: Any, mask: Any) -> float:
-    import torch
-
-    net.eval()
-    with torch.no_grad():
-        return float(torch.nn.functional.cross_entropy(net(x.float()).masked_fill(~mask, -1e9), y))
+    grid = np.exp(np.linspace(np.log(0.5), np.log(5.0), 41))
+    best = float(grid[np.argmin([nll(t) for t in grid])])
+    fine = best * np.exp(np.linspace(-0.06, 0.06, 25))
+    return round(float(fine[np.argmin([nll(t) for t in fine])]), 4)
 
 
 def scores(probs: np.ndarray, y: np.ndarray) -> dict[str, float]:

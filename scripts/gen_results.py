@@ -77,6 +77,13 @@ SOURCES: dict[str, tuple[str, str]] = {
         "docs/results/partner_bench/partner_bench.json",
         "euchre partner-bench --hands 400 --train-hands 20000 --out docs/results/partner_bench",
     ),
+    **{
+        f"partner_truth_{name}": (
+            f"docs/results/partner_truth_{name}/partner_truth.json",
+            f"euchre analyse partner-truth --agent {agent} --deals 10000 --seed 600 --out docs/results/partner_truth_{name}",
+        )
+        for name, agent in (("model", "model:five_handed"), ("heuristic", "heuristic"))
+    },
     "bench": ("docs/results/bench.json", "euchre bench --seconds 1 --repeats 3"),
     "leaderboard_four_handed": (
         "docs/results/leaderboard_four_handed/leaderboard.json",
@@ -322,41 +329,78 @@ def table_vector_speed() -> str:
 
 BELIEF_NAMES = {
     "uniform": "uniform (reads no cards)",
-    "exact": "exact, rules only",
-    "policy-true": "policy, the true player model",
+    "exact": "exact (counts the cards)",
+    "policy-true": "policy, true player model, fitted noise",
     "policy-wrong": "policy, a wrong player model",
-    "learned": "learned classifier",
+    "learned": "learned (counting + network)",
 }
 
 
 def table_partner_bench() -> str:
-    """Each belief's scores (hidden-partner page)."""
+    """Each belief's scores in each population, with calibration (hidden-partner page)."""
     data = load("partner_bench")
     rows = [
-        "| belief | seat view: log-loss | accuracy | identified before the reveal | public view: log-loss | accuracy |",
-        "|---|---:|---:|---:|---:|---:|",
+        ("| players | belief | seat log-loss (x exact) | public log-loss (x exact) | seat Brier | identified | "
+        "seat calibration: bins, ECE | views/s |"),
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for key, label in BELIEF_NAMES.items():
-        seat, public = data["beliefs"][key]["seat"], data["beliefs"][key]["public"]
-        ident = seat["identification"]["identified_before_reveal"]
-        rows.append(
-            f"| {label} | {seat['log_loss']:.3f} | {seat['accuracy']:.3f} | {ident:.3f} "
-            f"| {public['log_loss']:.3f} | {public['accuracy']:.3f} |"
-        )
-    cal = data["calibration"]
-
-    def inside(name: str) -> str:
-        ok = sum(b["low"] <= b["predicted"] <= b["high"] for b in cal[name])
-        return f"{ok} of {len(cal[name])}"
-
+    for pop, e in data["populations"].items():
+        b = e["beliefs"]
+        for key, label in BELIEF_NAMES.items():
+            seat, public = b[key]["seat"], b[key]["public"]
+            ratio = {v: b[key][v]["log_loss"] / b["exact"][v]["log_loss"] for v in ("seat", "public")}
+            cal = e["calibration"][key]
+            inside = sum(r["low"] <= r["predicted"] <= r["high"] for r in cal)
+            rows.append(
+                f"| {pop} | {label} | {seat['log_loss']:.3f} ({ratio['seat']:.2f}) | {public['log_loss']:.3f} "
+                f"({ratio['public']:.2f}) | {seat['brier']:.3f} | {seat['identification']['identified_before_reveal']:.3f} "
+                f"| {inside} of {len(cal)}, {seat['ece']:.3f} | {_num(e['beliefs_per_second'][key])} |"
+            )
+    noise = ", ".join(f"{pop} {e['noise']['seat']['epsilon']:g} / {e['noise']['public']['epsilon']:g}"
+                      for pop, e in data["populations"].items())  # fmt: skip
     return (
         "\n".join(rows)
-        + f"\n\n{data['hands']} hands, {data['positions']:,} positions (the first decision of each trick after the "
-        f"call), player models {data['models']}, policy beliefs with {data['worlds']} worlds; scored where the view does not know "
-        "the partner for sure. Calibration on the seat views (bins whose 95% interval holds the mean prediction): "
-        f"exact {inside('exact')}, policy with the true model {inside('policy-true')}, learned "
-        f"{inside('learned')}. Command: `{command_of('partner_bench', data)}`."
+        + f"\n\nPer population {data['hands']} hands (the first decision of each trick after the call, each seat's "
+        f"view and the public's), scored where the view does not know the partner for sure; identified: belief at "
+        f"least 0.9 in the partner before its card is played. Policy beliefs with {data['worlds']} worlds; their "
+        f"noise (epsilon, seat / public view) fitted on {data['fit_hands']} other hands: {noise}. The learned belief "
+        f"is one network trained on {data['train_hands']:,} other hands of each population. "
+        f"Command: `{command_of('partner_bench', data)}`."
     )
+
+
+def table_partner_inputs() -> str:
+    """The ablation and the cross-population table of a partner-bench run (hidden-partner page)."""
+    data = load("partner_bench")
+    pops = data["populations"]
+    rows = ["| learned belief trained on | " + " | ".join(f"scored on {q}" for q in pops) + " |",
+            "|---|" + "---:|" * len(pops)]  # fmt: skip
+    for name in ["learned", *[f"learned-{q}" for q in pops]]:
+        label = "all populations" if name == "learned" else name.removeprefix("learned-")
+        rows.append(f"| {label} | " + " | ".join(f"{pops[q]['beliefs'][name]['seat']['log_loss']:.3f}" for q in pops) + " |")
+    rows.append("| (exact, for reference) | " + " | ".join(f"{pops[q]['beliefs']['exact']['seat']['log_loss']:.3f}"
+                                                           for q in pops) + " |")  # fmt: skip
+    abl = data["train"]["ablation"]
+    base = abl["none"]["val_log_loss"]
+    rows += ["", "| feature group dropped | held-out log-loss | what the group buys |", "|---|---:|---:|"]
+    rows += [f"| {name} | {t['val_log_loss']:.3f} | {t['val_log_loss'] - base:+.3f} |" for name, t in abl.items()]
+    return (
+        "\n".join(rows)
+        + f"\n\nSeat-view log-loss. The second table: the network retrained on {int(abl['none']['rows']):,} rows of "
+        f"all populations with one group of inputs zeroed (the counted belief alone scores "
+        f"{abl['none']['val_exact_log_loss']:.3f} on those held-out hands). Command: `{command_of('partner_bench', data)}`."
+    )
+
+
+def table_partner_truth() -> str:
+    """What the truth of the partnership is worth to each agent (hidden-partner page)."""
+    rows = ["| agent told who the partner is | against itself untold: relative points per hand | points | deals | command |",
+            "|---|---:|---:|---:|---|"]  # fmt: skip
+    for name in ("model", "heuristic"):
+        data = load(f"partner_truth_{name}")
+        rows.append(f"| {_label(data['agent'])} | {_pm(data['relative'])} | {_pm(data['points'])} | "
+                    f"{data['deals']:,} | `{command_of(f'partner_truth_{name}', data)}` |")  # fmt: skip
+    return "\n".join(rows)
 
 
 def table_leaderboard(name: str) -> str:
@@ -508,6 +552,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "bench": table_bench,
     "vector-speed": table_vector_speed,
     "partner-bench": table_partner_bench,
+    "partner-inputs": table_partner_inputs,
+    "partner-truth": table_partner_truth,
     "leaderboard-four-handed": lambda: table_leaderboard("leaderboard_four_handed"),
     "leaderboard-five-handed": lambda: table_leaderboard("leaderboard_five_handed"),
     "exploit": table_exploit,

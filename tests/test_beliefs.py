@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import random_positions
 
-from agents.beliefs import HeuristicModel, LogitModel, PolicyBelief, UniformModel
+from agents.beliefs import HeuristicModel, LogitModel, MixtureModel, NoisyModel, PolicyBelief, UniformModel
 from agents.neural import NeuralAgent
 from euchre_env import cards, engine, make_rules
 from euchre_env.actions import Phase
@@ -352,6 +352,54 @@ def test_player_models(rng: np.random.Generator) -> None:
     probs = net.action_probs(obs, masks)
     assert (probs[~masks] == 0).all() and np.allclose(probs.sum(axis=1), 1.0), "LogitAgent.action_probs"
     assert np.array_equal(probs.argmax(axis=1), net.act(obs, masks, rng)), "the most likely action is played"
+
+
+def test_noisy_and_mixture_models_are_the_stated_blends(rng: np.random.Generator) -> None:
+    """NoisyModel(base, eps) = (1 - eps) base + eps uniform over the legal actions, a grid of eps at once;
+    MixtureModel = the weighted mean of its models; bad arguments are refused by name."""
+    s = random_positions(RULES, rng, 4)
+    s = s.take(rng.permutation(s.batch_size)[:40])
+    obs, masks = encode(s, s.turn, RULES), engine.legal_action_mask(s, RULES)
+    base = HeuristicModel(RULES, epsilon=0.0)
+    sharp = base.action_probs(obs, masks)
+    uniform = masks / masks.sum(axis=1, keepdims=True)
+    grid = NoisyModel(base, np.array([0.0, 0.3, 1.0])).action_probs(obs, masks)
+    assert grid.shape == (*masks.shape, 3)
+    for i, eps in enumerate((0.0, 0.3, 1.0)):
+        one = NoisyModel(base, eps).action_probs(obs, masks)
+        np.testing.assert_allclose(one, (1 - eps) * sharp + eps * uniform, atol=1e-12)
+        np.testing.assert_allclose(grid[:, :, i], one, atol=1e-12)
+    mix = MixtureModel([(1.0, base), (3.0, UniformModel())]).action_probs(obs, masks)
+    np.testing.assert_allclose(mix, 0.25 * sharp + 0.75 * uniform, atol=1e-12)
+    for bad in (-0.1, 1.5, True, np.zeros((2, 2))):
+        with pytest.raises(ValueError, match="epsilon must be"):
+            NoisyModel(base, bad)
+    with pytest.raises(ValueError, match="parts must be"):
+        MixtureModel([(0.0, base)])
+
+
+def test_a_grid_of_noises_weighs_the_same_worlds_as_one_noise_at_a_time(rng: np.random.Generator) -> None:
+    """partner_lab.noise.grid_beliefs: column i is PolicyBelief(NoisyModel(base, grid[i])) on the same worlds,
+    and fit_noise picks the grid's lowest log-loss."""
+    from euchre_env.beliefs import view_observations
+    from partner_lab.noise import fit_noise, grid_beliefs
+
+    s = random_positions(RULES, rng, 5)
+    s = s.take(rng.permutation(np.flatnonzero((s.called >= 0) & (s.revealed < 0)))[:10])
+    base, grid = HeuristicModel(RULES, epsilon=0.0), (0.05, 0.5)
+    for viewer in (1, PUBLIC):
+        obs, _, public = view_observations(s, RULES, viewer)
+        got = grid_beliefs(base, grid, obs, RULES, public, 32, np.random.default_rng(7))
+        for i, eps in enumerate(grid):
+            one = PolicyBelief(NoisyModel(base, eps), 32).from_observations(obs, RULES, public,
+                                                                             rng=np.random.default_rng(7))
+            np.testing.assert_allclose(got[:, :, i], one.probs, atol=1e-9, equal_nan=True)
+    truth = np.where(s.partner >= 0, s.partner, P)
+    fit = fit_noise(base, s, RULES, truth, grid, n_worlds=32, seed=1)
+    for kind in ("seat", "public"):
+        table = fit[kind]["grid"]
+        assert [r["epsilon"] for r in table] == list(grid)
+        assert fit[kind]["epsilon"] == min(table, key=lambda r: r["log_loss"])["epsilon"]
 
 
 # --- environments: the truth is opt-in ------------------------------------------------

@@ -18,9 +18,11 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("pyarrow")
 
+from agents.partner_features import GROUPS
 from euchre_env import make_rules
 from euchre_env.actions import Phase
 from partner_lab import bench as partner_bench
+from partner_lab.dataset import parse_mix
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,41 +30,66 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
-    args = argparse.Namespace(out=str(out), hands=60, agents="heuristic", worlds=16, train_hands=600,
-                              classifier="", seed=3, threads=1)  # fmt: skip
+    args = argparse.Namespace(out=str(out), hands=40, populations=["heuristic", "mix"], worlds=16, fit_hands=8,
+                              train_hands=400, row_fraction=0.25, ablation=True, classifier="", seed=3, threads=1)  # fmt: skip
     return out, partner_bench.run(args)
 
 
-def test_the_report_files_and_every_belief_in_both_views(report):
+def test_the_report_files_and_every_belief_in_both_views_of_every_population(report):
     out, rep = report
-    for name in (
-        "partner_bench.json",
-        "partner_bench.md",
-        "calibration.png",
-        "partner_classifier.safetensors",
-    ):
-        assert (out / name).is_file(), name
-    assert json.loads((out / "partner_bench.json").read_text())["positions"] == rep["positions"] > 0
-    names = {"uniform", "exact", "policy-true", "policy-wrong", "learned", "oracle"}
-    assert set(rep["beliefs"]) == names
-    for name in names:
-        for view in ("seat", "public"):
-            e = rep["beliefs"][name][view]
-            assert e["n"] > 0 and np.isfinite(e["log_loss"]) and 0 <= e["accuracy"] <= 1
-    assert set(rep["beliefs_per_second"]) == names - {"oracle"}
+    for name in partner_bench.OUTPUTS:
+        assert (out / name).exists(), name
+    assert json.loads((out / "partner_bench.json").read_text())["populations"].keys() == {"heuristic", "mix"}
+    names = {"uniform", "exact", "policy-true", "policy-wrong", "learned", "learned-heuristic", "learned-mix", "oracle"}
+    for pop, e in rep["populations"].items():
+        assert set(e["beliefs"]) == names and e["positions"] > 0
+        assert e["set"]["name"] == f"partner-{pop}-{partner_bench.SET_VERSION}" and len(e["set"]["sha256"]) == 64
+        for name in names:
+            for view in ("seat", "public"):
+                v = e["beliefs"][name][view]
+                assert v["n"] > 0 and np.isfinite(v["log_loss"]) and 0 <= v["accuracy"] <= 1
+                assert set(v["by_trick"]) == set(range(5)) and set(v["by_role"]) <= set(partner_bench.ROLES)
+        assert set(e["beliefs_per_second"]) == names - {"oracle"}
+        assert e["noise"]["seat"]["epsilon"] in [r["epsilon"] for r in e["noise"]["seat"]["grid"]]
+        assert {"exact", "learned", "policy-true"} <= set(e["calibration"])
+    assert set(rep["train"]) == {"heuristic", "mix", "all", "ablation"}
+    assert set(rep["train"]["ablation"]) == {"none", "all but exact", *GROUPS}
     text = (out / "partner_bench.md").read_text()
-    assert "| exact |" in text and "## public view" in text
+    for heading in ("## heuristic", "## mix", "### public view", "### by role", "## Cross-population",
+                    "## What each input buys"):  # fmt: skip
+        assert heading in text, heading
 
 
 def test_the_oracle_is_perfect_and_counting_beats_reading_no_cards(report):
     _, rep = report
-    b = rep["beliefs"]
-    for view in ("seat", "public"):
-        assert b["oracle"][view]["log_loss"] == 0.0 and b["oracle"][view]["accuracy"] == 1.0
-        assert b["oracle"][view]["identification"]["identified_before_reveal"] == 1.0
-        assert b["exact"][view]["log_loss"] < b["uniform"][view]["log_loss"]
-    # the public sees less than a seat: the same belief is less sure of the answer
-    assert b["exact"]["public"]["log_loss"] > b["exact"]["seat"]["log_loss"]
+    for e in rep["populations"].values():
+        b = e["beliefs"]
+        for view in ("seat", "public"):
+            assert b["oracle"][view]["log_loss"] == 0.0 and b["oracle"][view]["accuracy"] == 1.0
+            assert b["oracle"][view]["identification"]["identified_before_reveal"] == 1.0
+            assert b["exact"][view]["log_loss"] < b["uniform"][view]["log_loss"]
+        # the public sees less than a seat: the same belief is less sure of the answer
+        assert b["exact"]["public"]["log_loss"] > b["exact"]["seat"]["log_loss"]
+
+
+def test_the_frozen_evaluation_sets_are_the_ones_the_published_report_scored():
+    """Each population's set (deal seeds and the hands its players logged) hashes as in the docs' report."""
+    published = json.loads((ROOT / "docs/results/partner_bench/partner_bench.json").read_text())
+    rules = make_rules("five_handed")
+    for pop, e in published["populations"].items():
+        s = e["set"]
+        states, hand = partner_bench.positions(rules, parse_mix(partner_bench.POPULATIONS[pop]), s["hands"], s["seed"])
+        assert partner_bench.set_digest(states, hand) == s["sha256"], pop
+
+
+def test_the_published_policy_belief_with_fitted_noise_is_not_worse_than_counting():
+    """The claim the docs make from the report: with the true player model and its noise fitted on other
+    hands, the policy belief scores no worse than the counted belief from either view, in every population."""
+    published = json.loads((ROOT / "docs/results/partner_bench/partner_bench.json").read_text())
+    for pop, e in published["populations"].items():
+        for view in ("seat", "public"):
+            b = e["beliefs"]
+            assert b["policy-true"][view]["log_loss"] <= b["exact"][view]["log_loss"], (pop, view)
 
 
 def test_positions_start_a_trick_after_the_declaration():
@@ -75,7 +102,7 @@ def test_positions_start_a_trick_after_the_declaration():
 
 @pytest.mark.parametrize(
     ("argv", "message"),
-    [(["--hands", "0"], "--hands must be at least 1"), (["--agents", "heuristic,random"], "one agent kind"),
+    [(["--hands", "0"], "--hands must be at least 1"), (["--populations", "nope"], "must be some of heuristic"),
      (["--seed", "-2"], "--seed must be at least 0")],
 )  # fmt: skip
 def test_bad_options_exit_2_with_a_message(argv, message, tmp_path):
