@@ -113,6 +113,13 @@ SOURCES: dict[str, tuple[str, str]] = {
             "--out docs/results/compare_four_handed"
         ),
     ),
+    "compare_four_handed_40": (
+        "docs/results/compare_four_handed_40/compare.json",
+        (
+            "euchre compare-learners --deal-set four_handed-v1 --learners ppo dmc --minutes 40 "
+            "--out docs/results/compare_four_handed_40"
+        ),
+    ),
     "ray_scaling": (
         "docs/results/ray_scaling/scaling.json",
         "python benchmarks/bench_ray.py scaling --seconds 45 --out docs/results/ray_scaling",
@@ -559,6 +566,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "exploit": table_exploit,
     "compare-four-handed": lambda: table_compare("compare_four_handed"),
     "compare-five-handed": lambda: table_compare("compare_five_handed"),
+    "compare-four-handed-40": lambda: table_compare("compare_four_handed_40"),
     "ray-scaling": table_ray_scaling,
     "ray-bound": table_ray_bound,
     "ray-curves": table_ray_curves,
