@@ -157,6 +157,13 @@ def new_config(
                          provenance=dict(provenance or {}))  # fmt: skip
 
 
+def log_counted(exact: np.ndarray) -> np.ndarray:
+    """The log of the counted belief (N, P + 1) the network's output is added to: float64, ``-inf`` where
+    counting gives less than ``LOG_FLOOR`` (an impossible class)."""
+    possible = exact > LOG_FLOOR
+    return np.where(possible, np.log(np.where(possible, exact, 1.0)), -np.inf)
+
+
 class PartnerClassifier(PartnerBelief):
     """A learned ``PartnerBelief``: the counted belief corrected by a network (module docstring).
 
@@ -197,8 +204,7 @@ class PartnerClassifier(PartnerBelief):
 
         with torch.no_grad():
             z = self.net(torch.as_tensor(np.asarray(x, dtype=np.float32))).numpy().astype(np.float64)
-        possible = exact > LOG_FLOOR
-        return np.where(possible, (z + np.log(np.where(possible, exact, 1.0))) / self.config.temperature, -np.inf)
+        return (z + log_counted(exact)) / self.config.temperature
 
     def from_observations(
         self, observations: np.ndarray, rules: RulesConfig | None = None, public: np.ndarray | bool = False

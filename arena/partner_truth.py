@@ -17,8 +17,8 @@ How an agent is told:
   observation has no place for "none";
 * the search agent (:class:`agents.determinized.DeterminizedAgent`) also searches only worlds in which
   the partner is the true one (:class:`ToldSearch`). Five-handed it searches the bidding by default and
-  plays the cards with its rollout policy, so the truth reaches it at the declaration and in its
-  rollouts' observations only.
+  plays the cards with its rollout policy (which is not told), so the truth reaches it only in the
+  decisions it searches after the call (going alone).
 
 Example::
 
@@ -91,9 +91,9 @@ class ToldSearch(DeterminizedAgent):
 
 
 def told_agent(name: str, rules: RulesConfig) -> Policy:
-    """The agent ``name`` built twice over would differ in nothing but the telling: a search agent becomes
-    :class:`ToldSearch` (it needs world weights to filter: ``search-uniform`` is refused); others are
-    told through the observation only."""
+    """The agent ``name`` as the told seat plays it: a search agent becomes :class:`ToldSearch` (it needs
+    world weights to filter: ``search-uniform`` is refused); any other agent is itself, told through the
+    observation only (:func:`tell`)."""
     agent = make_agent(name, rules)
     if isinstance(agent, DeterminizedAgent):
         if agent.log_surprise is None and agent.world_model is None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.partner_model import LOG_FLOOR, PartnerClassifier, build_classifier, new_config
+from agents.partner_model import PartnerClassifier, build_classifier, log_counted, new_config
 from euchre_env.beliefs import check_observations, settled_beliefs
 from euchre_env.rules import make_rules
 
@@ -62,9 +62,9 @@ def train_classifier(
     """Fit a classifier on dataset rows (``partner_lab.dataset.to_arrays``); returns it and training stats.
 
     It learns from the rows of :func:`view_rows` (with ``viewed=True``, ``arrays`` are those already and
-    ``row_fraction`` is not applied; the caller's arrays are not changed). ``val_fraction`` of the hands are held out; the weights
-    with the lowest held-out log-loss (checked ``checks_per_epoch`` times an epoch) are kept, and the
-    temperature is then fitted on the same held-out rows. ``dropped`` feature groups are not seen
+    ``row_fraction`` is not applied; the caller's arrays are not changed). ``val_fraction`` of the hands
+    are held out; the weights with the lowest held-out log-loss (checked ``checks_per_epoch`` times an
+    epoch) are kept, and the temperature is then fitted on the same held-out rows. ``dropped`` feature groups are not seen
     (``agents.partner_features.GROUPS``). The stats include the counted belief's held-out log-loss, the
     reference the network improves on.
     """
@@ -86,7 +86,7 @@ def train_classifier(
         x, exact, maker = clf.inputs(rows["obs"][sl], rows["public"][sl])
         lab = rows["label"][sl]
         xs.append(x.astype(np.float16))
-        logs.append(np.where(exact > LOG_FLOOR, np.log(np.maximum(exact, LOG_FLOOR)), -1e9).astype(np.float32))
+        logs.append(np.maximum(log_counted(exact), -1e9).astype(np.float32))  # finite for the loss
         ys.append(np.where(lab == p, p, (lab - maker) % p))
     del rows["obs"]
     x_all, base_all, y_all = torch.as_tensor(np.concatenate(xs)), torch.as_tensor(np.concatenate(logs)), \
