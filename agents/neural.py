@@ -18,10 +18,13 @@ The config (``PolicyConfig.to_json``)::
      "provenance": {"command": "...", "seed": 1, "commit": "...", "decisions": ...}}
 
 The network is an MLP: ``obs (B, obs_size) -> hidden layers -> logits (B, 93)``.
-With ``"features": "derived"`` its input is the observation followed by the
-card sets :func:`euchre_env.derived.derived_card_sets` works out from it
-(unseen cards, where each may be, the trick's state), computed before the
-network (:func:`network_input`).
+With ``"features"`` its input is more than the observation, computed from it
+before the network (:func:`network_input`): ``"derived"`` appends the card
+sets :func:`euchre_env.derived.derived_card_sets` works out (unseen cards,
+where each may be, the trick's state); ``"partner"`` (five-handed) the
+rules-only belief over the maker's hidden partner
+(:class:`euchre_env.beliefs.ExactBelief`, ``P + 1`` columns);
+``"derived+partner"`` both.
 A policy may build on a rule-based agent (``"prior": "heuristic"``): that
 agent's choice gets ``prior_weight`` added to its logit, so an untrained
 network plays as the agent and training learns where to depart from it.
@@ -66,6 +69,7 @@ __all__ = [
     "build_mlp",
     "load_policy",
     "network_input",
+    "partner_columns",
     "rules_from_metadata",
     "rules_metadata",
     "save_policy",
@@ -75,7 +79,7 @@ FORMAT = "euchre-env-policy"
 VERSION = 1
 META_KEY = "euchre_env"
 ACTIVATIONS = ("relu", "tanh")
-FEATURES = ("", "derived")  # what a network sees besides the observation (network_input)
+FEATURES = ("", "derived", "partner", "derived+partner")  # what a network sees besides the observation (network_input)
 PRIORS = ("heuristic",)  # agents a policy may build on (rule-based, deterministic, observation-only)
 _SETTINGS = ("stick_the_dealer", "defend_alone", "points_to_win")
 # Limits on what a model file's config may declare, checked before any network is built: no layer (nor the
@@ -115,7 +119,8 @@ class PolicyConfig:
     suit_symmetry: bool = False
     # with suit_symmetry: the other colour's two suits also ordered by their cards (agents.suit_symmetry)
     sort_other_colour: bool = False
-    # "" (the observation alone) or "derived" (followed by euchre_env.derived's card sets): network_input
+    # "" (the observation alone), "derived" (followed by euchre_env.derived's card sets), "partner" (the
+    # counted partner belief), "derived+partner": network_input
     features: str = ""
 
     def prior_weights(self, choice: np.ndarray) -> np.ndarray:
@@ -180,6 +185,9 @@ class PolicyConfig:
         features = d.get("features", "")  # files written before it existed: ""
         if features not in FEATURES:
             raise ValueError(f"{source}: 'features' must be one of {FEATURES}, got {features!r}")
+        if "partner" in features and d["rules"].get("variant") != "five_handed":
+            raise ValueError(f"{source}: 'features' {features!r} needs five_handed rules (the hidden partner), "
+                             f"got {d['rules'].get('variant')!r}")  # fmt: skip
         return PolicyConfig(
             rules=d["rules"], obs_size=d["obs_size"], hidden=list(hidden), activation=d["activation"],
             num_actions=d["num_actions"], provenance=provenance, prior=prior, prior_weight=float(weight),
@@ -232,8 +240,10 @@ def expected_shapes(config: PolicyConfig) -> dict[str, tuple[int, ...]]:
     without building it."""
     from euchre_env.encoding import CARD_SLOTS
 
-    extra = extra_card_sets(config.features, rules_from_metadata(config.rules))
-    sizes = [config.obs_size + CARD_SLOTS * extra, *config.hidden, config.num_actions]
+    rules = rules_from_metadata(config.rules)
+    extra = extra_card_sets(config.features, rules)
+    sizes = [config.obs_size + extra_columns(config.features, rules) + CARD_SLOTS * extra, *config.hidden,
+             config.num_actions]  # fmt: skip
     shapes: dict[str, tuple[int, ...]] = {}
     for i in range(len(sizes) - 1):
         shapes[f"{2 * i}.weight"] = (sizes[i + 1], sizes[i])
@@ -303,19 +313,50 @@ def extra_card_sets(features: str, rules: RulesConfig) -> int:
     """Card sets ``features`` appends to the observation (``CARD_SLOTS`` entries each)."""
     from euchre_env.derived import num_derived_sets
 
-    return num_derived_sets(rules) if features == "derived" else 0
+    return num_derived_sets(rules) if "derived" in features.split("+") else 0
 
 
-def network_input(obs: np.ndarray, features: str, rules: RulesConfig) -> np.ndarray:
-    """What a network with ``features`` sees: (B, D) observations, then (``"derived"``) their derived card sets.
+def extra_columns(features: str, rules: RulesConfig) -> int:
+    """Columns ``features`` puts between the observation and its card sets: ``P + 1`` for ``"partner"`` (the
+    five-handed game only; ``ValueError`` for four-handed rules), else 0."""
+    if "partner" not in features.split("+"):
+        return 0
+    if rules.variant != "five_handed":
+        raise ValueError(f"features {features!r}: 'partner' is the five-handed game's hidden partner, "
+                         f"got {rules.variant} rules (partners there sit opposite)")  # fmt: skip
+    return rules.num_players + 1
 
-    Returns ``obs`` itself for ``features == ""``, else a new array of ``obs``'s dtype.
+
+def partner_columns(obs: np.ndarray, rules: RulesConfig) -> np.ndarray:
+    """float32 (B, P + 1): each (B, D) observation's counted belief over the maker's partner
+    (:class:`euchre_env.beliefs.ExactBelief`: column ``r`` relative seat ``r``, then "no partner"), 0 before the
+    maker has declared."""
+    from euchre_env.beliefs import ExactBelief
+
+    probs = ExactBelief().from_observations(obs, rules, np.zeros(len(obs), bool)).probs
+    return np.nan_to_num(probs, nan=0.0).astype(np.float32)
+
+
+def network_input(obs: np.ndarray, features: str, rules: RulesConfig, partner: np.ndarray | None = None) -> np.ndarray:
+    """What a network with ``features`` sees: (B, D) observations, then (``"partner"``) their partner
+    belief's ``P + 1`` columns, then (``"derived"``) their derived card sets.
+
+    ``partner`` (B, P + 1), when given, is :func:`partner_columns` of ``obs`` already worked out (the trainer keeps
+    the rollout's). Returns ``obs`` itself for ``features == ""``, else a new array: ``obs``'s dtype, float32 with
+    ``"partner"``.
     """
     if not features:
         return obs
-    from euchre_env.derived import derived_card_sets
+    parts = features.split("+")
+    out = [obs]
+    if "partner" in parts:
+        extra_columns(features, rules)  # the variant check
+        out = [obs.astype(np.float32, copy=False), partner_columns(obs, rules) if partner is None else partner]
+    if "derived" in parts:
+        from euchre_env.derived import derived_card_sets
 
-    return np.concatenate([obs, derived_card_sets(obs, rules).astype(obs.dtype, copy=False)], axis=1)
+        out.append(derived_card_sets(obs, rules).astype(out[0].dtype, copy=False))
+    return np.concatenate(out, axis=1)
 
 
 def actor_for(config: PolicyConfig) -> Any:
@@ -323,15 +364,15 @@ def actor_for(config: PolicyConfig) -> Any:
     from euchre_env.encoding import CARD_SLOTS
 
     rules = rules_from_metadata(config.rules)
-    extra = extra_card_sets(config.features, rules)
+    extra, cols = extra_card_sets(config.features, rules), extra_columns(config.features, rules)
     mlp = build_mlp(
-        [config.obs_size + CARD_SLOTS * extra, *config.hidden, config.num_actions], config.activation
+        [config.obs_size + cols + CARD_SLOTS * extra, *config.hidden, config.num_actions], config.activation
     )
     if not config.suit_symmetry:
         return mlp
     from agents.suit_symmetry import SuitSymmetric
 
-    return SuitSymmetric(mlp, rules, extra, sort_other_colour=config.sort_other_colour)
+    return SuitSymmetric(mlp, rules, extra, sort_other_colour=config.sort_other_colour, extra_columns=cols)
 
 
 def prior_agent(config: PolicyConfig, rules: RulesConfig) -> Agent | None:

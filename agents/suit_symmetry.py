@@ -33,7 +33,7 @@ class SuitSymmetric(torch.nn.Sequential):
 
     Args:
         mlp: a ``torch.nn.Sequential`` taking (B, D') inputs, D' the observation
-            size plus ``CARD_SLOTS * extra_card_sets``; its layers are reused
+            size plus ``extra_columns + CARD_SLOTS * extra_card_sets``; its layers are reused
             (the state dict keeps the plain MLP's names).
         rules: the rules the observations follow.
         extra_card_sets: card sets appended after the observation (the
@@ -45,6 +45,8 @@ class SuitSymmetric(torch.nn.Sequential):
             by the rest of the observation
             (:func:`euchre_env.encoding.other_colour_entries`), so that inputs
             that differ only by swapping them are one input.
+        extra_columns: entries between the observation and the card sets
+            that are not relabelled (``"partner"`` features: a belief over seats).
 
     ``forward``: float (B, D') -> (B, A) logits in printed suits, or (B, 1).
     """
@@ -56,9 +58,10 @@ class SuitSymmetric(torch.nn.Sequential):
         extra_card_sets: int = 0,
         relabel_output: bool = True,
         sort_other_colour: bool = False,
+        extra_columns: int = 0,
     ) -> None:
         super().__init__(*mlp)
-        obs_src, action_src = suit_symmetry_tables(rules, extra_card_sets)
+        obs_src, action_src = suit_symmetry_tables(rules, extra_card_sets, extra_columns)
         layout = obs_layout(rules)
         self.trump, self.upcard = layout.slice("trump"), layout.offsets["upcard"]
         self.register_buffer("obs_src", torch.from_numpy(obs_src), persistent=False)  # (8, D')

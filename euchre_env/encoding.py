@@ -413,13 +413,17 @@ def reference_suit(obs: np.ndarray, rules: RulesConfig) -> np.ndarray:
     return np.where(trump.any(axis=1), trump.argmax(axis=1), upcard.argmax(axis=1)).astype(np.int64)
 
 
-def suit_symmetry_tables(rules: RulesConfig, extra_card_sets: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def suit_symmetry_tables(
+    rules: RulesConfig, extra_card_sets: int = 0, extra_columns: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Index tables that put observations in canonical suits and map a network's logits back.
 
     Args:
         rules: the rules (for the layout).
         extra_card_sets: card sets (``CARD_SLOTS`` entries each) appended after
             the observation (the training critic's view of the other hands).
+        extra_columns: entries between the observation and those card sets
+            that no suit relabelling moves (a network's partner belief).
 
     Returns:
         ``(obs_src, action_src)``: int64 (8, D') and (8, A). Row ``2 * r + w``
@@ -431,8 +435,8 @@ def suit_symmetry_tables(rules: RulesConfig, extra_card_sets: int = 0) -> tuple[
     """
     layout = obs_layout(rules)
     roles = suit_roles()
-    size = layout.size + CARD_SLOTS * extra_card_sets
-    card_entries = ((0, layout.offsets["passed_round_1"]), (layout.size, size))  # card sets: first, and extra
+    size = layout.size + extra_columns + CARD_SLOTS * extra_card_sets
+    card_entries = ((0, layout.offsets["passed_round_1"]), (layout.size + extra_columns, size))  # card sets
     trump = layout.offsets["trump"]
     obs_src = np.tile(np.arange(size, dtype=np.int64), (2 * cards.NUM_SUITS, 1))
     action_src = np.tile(np.arange(actions.NUM_ACTIONS, dtype=np.int64), (2 * cards.NUM_SUITS, 1))

@@ -549,6 +549,8 @@ def _crafted(path: Path, tensors: dict[str, torch.Tensor] | None = None, **chang
         ({"hidden": [8, 8]}, None, r"tensors \['4\.weight', '4\.bias'\] are missing"),
         ({}, {**_tensors(), "4.weight": torch.zeros(2, 2)}, r"tensors \['4\.weight'\] are not part of it"),
         ({"features": "derived"}, None, r"'features' 'derived'.*'0\.weight' is \(8, 636\) in the file"),
+        ({"features": "partner"}, None, (r"'features' 'partner' needs five_handed rules \(the hidden partner\), "
+         r"got 'four_handed'")),
         # a suit-symmetric network relabels observations of its rules' size: another size is refused
         ({"obs_size": 600, "suit_symmetry": True}, _tensors(obs=600), (r"'obs_size' 600 is not the observation "
          r"size 636 of its rules \(four_handed, points_to_win=10\)")),

@@ -643,10 +643,25 @@ def test_the_update_precision_recomputes_the_behaviour_log_probs_close_to_the_ro
     assert all(np.isfinite(v) for v in stats.values()) and stats["approx_kl"] < 0.05, stats
 
 
+def the_saved_model_sees_what_the_update_saw(tr, ro, data, tmp_path):
+    """The update's log-probabilities are the rollout's, the saved model (a NeuralAgent working out its own
+    ``features``) gives the update's logits, and a whole iteration runs."""
+    from agents.neural import NeuralAgent, save_policy
+
+    assert (ppo.logp_of(tr.net, data, tr.args) - data["logp"]).abs().max().item() < 1e-5
+    path = save_policy(tmp_path / "m.safetensors", tr.net.actor, tr.config)
+    agent = make_agent(f"model:{path}", tr.rules)
+    assert isinstance(agent, NeuralAgent) and agent.config.features == tr.args.features
+    with torch.no_grad():
+        want = tr.net.actor(data["x"]).numpy()
+    np.testing.assert_allclose(agent.logits(ro.obs, ro.masks), want, atol=1e-5)
+    assert tr.iterate()["decisions"] > 0
+
+
 def test_derived_features_reach_the_actor_alike_in_rollout_update_and_saved_model(tmp_path):
     """With --features derived the rollout (per step), the update (all rows at once) and the saved model
     (a NeuralAgent) must give the actor the same input: the same log-probabilities and logits."""
-    from agents.neural import NeuralAgent, network_input, save_policy
+    from agents.neural import network_input
     from euchre_env.derived import num_derived_sets
     from euchre_env.encoding import obs_layout
 
@@ -665,14 +680,52 @@ def test_derived_features_reach_the_actor_alike_in_rollout_update_and_saved_mode
     ro = collect(tr.rules, seeds, np.full((48, 4), -1, np.int64), act, [], rng, True, record_forced=False)
     data = ppo.to_tensors(ro, args, tr.device, tr.rules)
     assert data["x"].shape == (len(ro), d + 32 * k)
-    assert (ppo.logp_of(tr.net, data, args) - data["logp"]).abs().max().item() < 1e-5
-    path = save_policy(tmp_path / "m.safetensors", tr.net.actor, tr.config)
-    agent = make_agent(f"model:{path}", tr.rules)
-    assert isinstance(agent, NeuralAgent) and agent.config.features == "derived"
-    with torch.no_grad():
-        want = tr.net.actor(data["x"]).numpy()
-    np.testing.assert_allclose(agent.logits(ro.obs, ro.masks), want, atol=1e-5)
-    assert tr.iterate()["decisions"] > 0  # and a whole iteration runs
+    the_saved_model_sees_what_the_update_saw(tr, ro, data, tmp_path)
+
+
+def test_partner_features_are_counted_once_and_reach_the_actor_alike_in_rollout_update_and_saved_model(tmp_path):
+    """With --features derived+partner (five-handed) the actor sees the observation, the counted partner belief
+    (P + 1 columns, 0 before the call) and the derived card sets; the trainer keeps the rollout's belief for the
+    update, which must be the belief of the recorded observations, and the update and the saved model
+    (a NeuralAgent, which counts it itself) must give the same log-probabilities and logits."""
+    from agents.neural import partner_columns
+    from euchre_env.beliefs import ExactBelief
+    from euchre_env.derived import num_derived_sets
+
+    args = ppo.Args(variant="five_handed", num_tables=48, features="derived+partner", hidden="32",
+                    critic_hidden="32", eval_every=0, prior="", progress=False, threads=1, precision="fp32")  # fmt: skip
+    tr = ppo.Trainer(args)
+    d, k = obs_layout(tr.rules).size, num_derived_sets(tr.rules)
+    first = lambda m: next(x for x in m if isinstance(x, torch.nn.Linear)).in_features
+    assert first(tr.net.actor) == d + 6 + 32 * k and first(tr.net.critic) == d + 6 + 32 * (k + 4)
+    seeds = np.random.default_rng(3).integers(0, 2**63, size=48, dtype=np.uint64)
+    controllers = np.full((48, 5), -1, np.int64)
+    ro, _ = tr.play(seeds, controllers, [], np.random.default_rng(4), torch.Generator().manual_seed(0))
+    assert ro.partner.shape == (len(ro), 6) and ro.partner.dtype == np.float32
+    exact = ExactBelief().from_observations(ro.obs, tr.rules, np.zeros(len(ro), bool)).probs
+    called = ~np.isnan(exact).any(axis=1)
+    assert 0 < called.mean() < 1  # bidding rows and play rows both
+    np.testing.assert_allclose(ro.partner[called], exact[called], atol=1e-6)
+    assert (ro.partner[~called] == 0).all() and np.allclose(ro.partner[called].sum(1), 1)
+    assert np.isin(ro.partner[called, 0], [0, 1]).all()  # a seat knows whether it holds the called card
+    np.testing.assert_array_equal(partner_columns(ro.obs, tr.rules), ro.partner)
+    data = ppo.to_tensors(ro, args, tr.device, tr.rules)
+    assert data["x"].shape == (len(ro), d + 6 + 32 * k)
+    np.testing.assert_array_equal(data["x"][:, d : d + 6].numpy(), ro.partner)
+    the_saved_model_sees_what_the_update_saw(tr, ro, data, tmp_path)
+
+
+def test_partner_features_are_refused_for_the_four_handed_game():
+    from agents.neural import network_input
+
+    with pytest.raises(SystemExit):
+        ppo.parse_args(["--features", "partner"])
+    with pytest.raises(ValueError, match=r"--features partner: 'partner' is the five-handed game's hidden partner, "
+                                         r"got --variant four_handed"):  # fmt: skip
+        ppo.check_args(ppo.Args(features="partner"))
+    rules = make_rules("four_handed")
+    with pytest.raises(ValueError, match="five-handed game's hidden partner, got four_handed rules"):
+        network_input(np.zeros((1, obs_layout(rules).size), np.uint8), "partner", rules)
 
 
 @pytest.mark.parametrize("variant,sort", [("four_handed", False), ("five_handed", True)])

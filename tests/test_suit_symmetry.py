@@ -152,6 +152,20 @@ def test_tables_relabel_cards_and_suits_only(variant: str) -> None:
             assert action_src[2 * r + w, actions.NAME_SUIT_BASE + suit] == actions.NAME_SUIT_BASE + k
 
 
+def test_columns_between_the_observation_and_its_card_sets_are_not_relabelled() -> None:
+    """A partner belief (``extra_columns``, over seats) sits after the observation and stays put; the card
+    sets after it are relabelled exactly as without it, one place further on."""
+    rules = make_rules("five_handed")
+    size = obs_layout(rules).size
+    plain, _ = suit_symmetry_tables(rules, extra_card_sets=2)
+    with_cols, _ = suit_symmetry_tables(rules, extra_card_sets=2, extra_columns=6)
+    assert with_cols.shape == (8, size + 6 + 2 * CARD_SLOTS)
+    assert (with_cols[:, size : size + 6] == np.arange(size, size + 6)).all()
+    assert (with_cols[:, :size] == plain[:, :size]).all()
+    assert (with_cols[:, size + 6 :] == plain[:, size:] + 6).all()
+    assert (plain[:, size:] != np.arange(size, size + 2 * CARD_SLOTS)).any()  # the card sets do move
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_symmetric_actor_gives_renamed_logits_for_renamed_observations(variant: str) -> None:
     """For every reference suit r and r': renaming r's roles onto r''s renames the logits the same way."""

@@ -72,7 +72,9 @@ HELP = {
     "sort_other_colour": "with --suit-symmetry: the two suits of the other colour than trump's (which play the same "
     "part) are also ordered by their cards, so hands that differ only by swapping them are one input",
     "features": "what actor and critic see besides the observation: '' nothing; 'derived': card sets worked out "
-    "from it (unseen cards, where each may be, the trick's state; euchre_env.derived)",
+    "from it (unseen cards, where each may be, the trick's state; euchre_env.derived); 'partner' (five-handed): the "
+    "counted belief over the maker's hidden partner (euchre_env.beliefs.ExactBelief; slower rollouts); "
+    "'derived+partner': both",
     "zero_sum": "reward own side's points minus the other side's (five-handed: minus the mean)",
     "opponents": "opponent pool with weights, per table, e.g. 'self=1,heuristic=1,snapshots=1' "
     "(kinds: self, snapshots, heuristic, random, search)",
@@ -193,7 +195,7 @@ CHOICES = {
     "variant": sorted(PRESETS),
     "activation": ["relu", "tanh"],
     "critic": ["full", "obs"],
-    "features": ["", "derived"],
+    "features": ["", "derived", "partner", "derived+partner"],
     "prior": ["", "heuristic"],
     "action_values": ["", "bidding", "all"],
     "action_value_horizon": ["hand", "next"],
@@ -267,6 +269,9 @@ def check_args(args: Args) -> None:
         raise ValueError("--sort-other-colour needs --suit-symmetry, got --no-suit-symmetry")
     if args.eval_deals < 2:
         raise ValueError(f"--eval-deals must be at least 2, got {args.eval_deals}")
+    if "partner" in args.features and args.variant != "five_handed":
+        raise ValueError(f"--features {args.features}: 'partner' is the five-handed game's hidden partner, "
+                         f"got --variant {args.variant}")  # fmt: skip
     layer_sizes(args.hidden, "--hidden")
     layer_sizes(args.critic_hidden, "--critic-hidden")
     from training.pool import parse_pool

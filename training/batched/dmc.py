@@ -47,6 +47,7 @@ import numpy as np
 from training.batched import args as settings
 from training.batched.args import Args, algo_args
 from training.batched.distributed import LOCAL, Group, minibatches, optimizer_step
+from training.batched.network import recording_inputs
 from training.batched.ppo import Trainer
 from training.batched.ppo import main as ppo_main
 from training.batched.precision import run_at
@@ -173,15 +174,15 @@ class DMCTrainer(Trainer):
 
     def play(self, seeds: np.ndarray, controllers: np.ndarray, pool: list[Any], rng: np.random.Generator,
              gen: Any) -> tuple[Rollout, np.ndarray | None]:  # fmt: skip
-        from agents.neural import network_input
         from training.batched.rollout import collect
 
         args, rules = self.args, self.rules
         chosen: list[np.ndarray] = []
-        inputs = lambda obs: network_input(obs, args.features, rules)  # obs itself without --features
+        inputs, seen = recording_inputs(args.features, rules)
         act = greedy_act(self.net.actor, gen, self.device, args.epsilon, self.prior, self.config.prior_weights,
                          chosen, inputs)  # fmt: skip
         ro = collect(rules, seeds, controllers, act, pool, rng, args.zero_sum, record_forced=not args.skip_forced)
+        ro.partner = np.concatenate(seen) if seen else None
         if self.prior is None:
             return ro, None
         return ro, np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
@@ -199,7 +200,7 @@ class DMCTrainer(Trainer):
             took = prior_choice == ro.actions
             targets[took] -= self.config.prior_weights(prior_choice[took])
         dtype = torch.bfloat16 if args.precision == "bf16" else torch.float32
-        x = torch.from_numpy(network_input(ro.obs, args.features, self.rules)).to(self.device).to(dtype)
+        x = torch.from_numpy(network_input(ro.obs, args.features, self.rules, ro.partner)).to(self.device).to(dtype)
         actions = torch.from_numpy(ro.actions).to(self.device)
         x, actions, module = canonical_inputs(self.net.actor, x, actions)
         stats = dmc_update(module, self.opt, x, actions, torch.from_numpy(targets).to(self.device), args, gen,

@@ -22,10 +22,11 @@ def build_net(args: Args, rules: RulesConfig) -> Any:
     per action, logits under PPO, action values under DMC) and, for PPO, ``net.critic``."""
     import torch
 
-    from agents.neural import build_mlp, extra_card_sets
+    from agents.neural import build_mlp, extra_card_sets, extra_columns
 
-    d = obs_layout(rules).size
-    derived = extra_card_sets(args.features, rules)  # card sets after the observation, actor and critic
+    cols = extra_columns(args.features, rules)  # the partner belief, right after the observation
+    d = obs_layout(rules).size + cols
+    derived = extra_card_sets(args.features, rules)  # card sets after those, actor and critic
     others = rules.num_players - 1 if args.critic == "full" else 0  # the other hands' card sets
     net = torch.nn.Module()
     net.actor = build_mlp(
@@ -40,10 +41,10 @@ def build_net(args: Args, rules: RulesConfig) -> Any:
         from agents.suit_symmetry import SuitSymmetric
 
         sort = args.sort_other_colour
-        net.actor = SuitSymmetric(net.actor, rules, derived, sort_other_colour=sort)
+        net.actor = SuitSymmetric(net.actor, rules, derived, sort_other_colour=sort, extra_columns=cols)
         if args.algo == "ppo":
             net.critic = SuitSymmetric(net.critic, rules, derived + others, relabel_output=False,
-                                       sort_other_colour=sort)  # fmt: skip
+                                       sort_other_colour=sort, extra_columns=cols)  # fmt: skip
     modules = [(net.actor, 0.01), *([(net.critic, 1.0)] if args.algo == "ppo" else [])]
     for module, last_gain in modules:
         linears = [m for m in module if isinstance(m, torch.nn.Linear)]
@@ -63,6 +64,25 @@ def policy_config(args: Args, rules: RulesConfig, provenance: dict[str, Any]) ->
         prior_weight_bidding=args.prior_weight_bidding if args.prior and args.prior_weight_bidding >= 0 else None,
         suit_symmetry=args.suit_symmetry, sort_other_colour=args.sort_other_colour, features=args.features,
     )  # fmt: skip
+
+
+def recording_inputs(features: str, rules: RulesConfig) -> tuple[Any, list[np.ndarray]]:
+    """``(inputs, seen)``: ``inputs(obs)`` is what the actor sees of uint8 (n, D) observations
+    (``agents.neural.network_input``), and with ``"partner"`` features each call appends its partner columns,
+    float32 (n, P + 1), to the list ``seen``: called by the rollout on the learner's rows in order, ``seen``
+    concatenated is ``Rollout.partner`` (counted once, reused by the update)."""
+    from agents.neural import extra_columns, network_input
+
+    seen: list[np.ndarray] = []
+    cols = extra_columns(features, rules)
+
+    def inputs(obs: np.ndarray) -> np.ndarray:
+        x = network_input(obs, features, rules)
+        if cols:
+            seen.append(x[:, obs.shape[1] : obs.shape[1] + cols])
+        return x
+
+    return inputs, seen
 
 
 def hidden_bits(hidden: np.ndarray) -> np.ndarray:

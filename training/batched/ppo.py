@@ -73,6 +73,7 @@ from training.batched.network import (
     hidden_bits,
     learner_act,
     policy_config,
+    recording_inputs,
     seat_value,
     with_prior,
 )
@@ -329,7 +330,8 @@ class Trainer:
         args, rules, net = self.args, self.rules, self.net
         chosen: list[np.ndarray] = []
         inputs = lambda obs: network_input(obs, args.features, rules)  # obs itself without --features
-        act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen, inputs)
+        kept, seen = recording_inputs(args.features, rules)
+        act = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, chosen, kept)
         valuer = critic = None  # valuer samples like act, records nothing
         if args.action_values:
             valuer = learner_act(net.actor, gen, self.device, self.prior, self.config.prior_weights, [], inputs)
@@ -338,6 +340,7 @@ class Trainer:
         ro = collect(rules, seeds, controllers, act, pool, rng, args.zero_sum,
                      record_forced=not args.skip_forced, counterfactual=valuer,
                      value_play=args.action_values == "all", critic=critic)  # fmt: skip
+        ro.partner = np.concatenate(seen) if seen else None
         if self.prior is None:
             return ro, None
         return ro, np.concatenate(chosen) if chosen else np.zeros(0, np.int64)

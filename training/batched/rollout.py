@@ -69,6 +69,9 @@ class Rollout:
             trick play (and with ``value_play`` in it) with a choice, the seat's value after each legal
             action (the hand played out once from a copy of the position: its reward, or with a ``critic`` the
             critic's value where the seat next has a choice); NaN elsewhere. ``None`` without.
+        partner: float32 (N, P + 1) the partner belief the learner saw at each row (``--features partner``,
+            ``agents.neural.partner_columns``), kept by the trainer so the update need not count it again;
+            ``None`` otherwise.
     """
 
     obs: np.ndarray
@@ -85,6 +88,7 @@ class Rollout:
     decisions: int
     forced: int = 0
     q: np.ndarray | None = None
+    partner: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.size)

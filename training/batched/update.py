@@ -74,7 +74,7 @@ def ppo_update(net: Any, opt: Any, data: dict[str, Any], args: Args, gen: Any,
 
 def to_tensors(ro: Any, args: Args, device: Any, rules: RulesConfig) -> dict[str, Any]:
     """The rollout as tensors on ``device``: ``x`` (N, D') the actor's input (the observation, then the
-    ``--features`` card sets), ``xc`` the critic's (``x``, then the other hands' card bits under
+    ``--features``: partner belief, card sets), ``xc`` the critic's (``x``, then the other hands' card bits under
     ``--critic full``), both float32, or bfloat16 at ``--precision bf16``
     (what autocast would cast them to: the same numbers, half the bytes to gather), bool ``masks`` (N, A), int64
     ``actions`` (N,) and float32 ``logp`` (N,) the behaviour policy's log-probabilities; with
@@ -84,7 +84,7 @@ def to_tensors(ro: Any, args: Args, device: Any, rules: RulesConfig) -> dict[str
     from agents.neural import network_input
 
     dtype = torch.bfloat16 if args.precision == "bf16" else torch.float32
-    x = torch.from_numpy(network_input(ro.obs, args.features, rules)).to(device).to(dtype)
+    x = torch.from_numpy(network_input(ro.obs, args.features, rules, ro.partner)).to(device).to(dtype)
     xc = x
     if args.critic == "full":
         xc = torch.cat([x, torch.from_numpy(hidden_bits(ro.hidden)).to(device).to(dtype)], dim=1)
