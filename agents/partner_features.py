@@ -34,7 +34,7 @@ import numpy as np
 
 from euchre_env import cards
 from euchre_env.encoding import suit_roles
-from euchre_env.infoset import _index, _leaders, _pieces, _public_state
+from euchre_env.infoset import onehot_index, pieces, public_state, trick_leaders
 from euchre_env.rules import NUM_TRICKS, RulesConfig
 
 PLAY_FEATURES = 11
@@ -62,7 +62,7 @@ def group_slices(num_players: int = 5) -> dict[str, slice]:
 
 def maker_seat(obs: np.ndarray, rules: RulesConfig) -> np.ndarray:
     """int64 (N,): the maker's seat relative to the viewer (0 where none has declared)."""
-    return np.maximum(_index(_pieces(obs, rules)("maker")), 0)
+    return np.maximum(onehot_index(pieces(obs, rules)("maker")), 0)
 
 
 def to_maker_frame(rel: np.ndarray, maker: np.ndarray) -> np.ndarray:
@@ -86,8 +86,8 @@ def belief_features(obs: np.ndarray, public: np.ndarray, rules: RulesConfig, exa
     Rows where no maker has declared give meaningless features; callers use open rows only.
     """
     n, p = obs.shape[0], rules.num_players
-    piece = _pieces(obs, rules)
-    s = _public_state(obs, rules, np.random.default_rng(0))
+    piece = pieces(obs, rules)
+    s = public_state(obs, rules, np.random.default_rng(0))
     maker = np.maximum(s.maker.astype(np.int64), 0)
     trump = np.where(s.trump < cards.NUM_SUITS, s.trump, 0).astype(np.int64)
     rot = (maker[:, None] + np.arange(p)) % p  # maker-frame seat j -> viewer-relative seat
@@ -104,7 +104,7 @@ def belief_features(obs: np.ndarray, public: np.ndarray, rules: RulesConfig, exa
     tr = trump[:, None, None]
     eff = cards.EFFECTIVE_SUIT[tr, card]
     order = cards.TRUMP_ORDER[tr, card].astype(np.int64)
-    leader = (_leaders(s, rules) - maker[:, None]) % p  # (N, T) maker frame
+    leader = (trick_leaders(s, rules) - maker[:, None]) % p  # (N, T) maker frame
     lead_card = np.take_along_axis(tc, leader[:, :, None], axis=2)[:, :, 0]
     led = np.where(lead_card >= 0, np.take_along_axis(eff, leader[:, :, None], axis=2)[:, :, 0], -1)
     has_led = led[:, :, None] >= 0

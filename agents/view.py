@@ -21,6 +21,7 @@ import numpy as np
 
 from euchre_env import cards
 from euchre_env.encoding import ObsLayout, obs_layout
+from euchre_env.infoset import onehot_index
 from euchre_env.rules import NUM_TRICKS, RulesConfig
 
 C = cards.NUM_CARDS
@@ -37,11 +38,6 @@ def _slices(rules: RulesConfig) -> dict[str, slice]:
     """Column range of every piece of the layout (cached: views are built per ``act`` call)."""
     layout = obs_layout(rules)
     return {name: layout.slice(name) for name, _, _ in layout.pieces}
-
-
-def _index(onehot: np.ndarray) -> np.ndarray:
-    """Position of the set bit in each row of a (B, K) one-hot array, -1 for an empty row."""
-    return np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
 
 
 class ObsView:
@@ -93,7 +89,7 @@ class ObsView:
     @cached_property
     def upcard(self) -> np.ndarray:
         """The turned-up card id, int (B,)."""
-        return _index(self.card_piece("upcard")[:, 0])
+        return onehot_index(self.card_piece("upcard")[:, 0])
 
     @cached_property
     def upcard_taken(self) -> np.ndarray:
@@ -103,17 +99,17 @@ class ObsView:
     @cached_property
     def dealer(self) -> np.ndarray:
         """Dealer, relative seat, int (B,)."""
-        return _index(self.piece("dealer"))
+        return onehot_index(self.piece("dealer"))
 
     @cached_property
     def maker(self) -> np.ndarray:
         """Maker, relative seat, -1 before trump is made, int (B,)."""
-        return _index(self.piece("maker"))
+        return onehot_index(self.piece("maker"))
 
     @cached_property
     def trump(self) -> np.ndarray:
         """Trump suit, ``cards.NO_TRUMP`` before it is made, int (B,)."""
-        t = _index(self.piece("trump"))
+        t = onehot_index(self.piece("trump"))
         return np.where(t < 0, cards.NO_TRUMP, t)
 
     @cached_property
@@ -129,19 +125,19 @@ class ObsView:
     @cached_property
     def phase(self) -> np.ndarray:
         """Phase (``actions.Phase`` values), int (B,)."""
-        return _index(self.piece("phase"))
+        return onehot_index(self.piece("phase"))
 
     @cached_property
     def my_discard(self) -> np.ndarray:
         """The card I discarded as dealer, -1 if none, int (B,)."""
-        return _index(self.card_piece("my_discard")[:, 0])
+        return onehot_index(self.card_piece("my_discard")[:, 0])
 
     @cached_property
     def called_card(self) -> np.ndarray:
         """Five-handed called card, -1 if none (or four-handed), int (B,)."""
         if not self.rules.called_card:
             return np.full(self.batch_size, -1)
-        return _index(self.card_piece("called_card")[:, 0])
+        return onehot_index(self.card_piece("called_card")[:, 0])
 
     @cached_property
     def i_hold_called(self) -> np.ndarray:
@@ -155,14 +151,14 @@ class ObsView:
         """Relative seat that revealed the partnership, -1 if not (yet), int (B,)."""
         if not self.rules.called_card:
             return np.full(self.batch_size, -1)
-        return _index(self.piece("revealed_by"))
+        return onehot_index(self.piece("revealed_by"))
 
     @cached_property
     def defender_alone(self) -> np.ndarray:
         """Four-handed lone defender, relative seat, -1 if none, int (B,)."""
         if self.rules.called_card:
             return np.full(self.batch_size, -1)
-        return _index(self.piece("defender_alone"))
+        return onehot_index(self.piece("defender_alone"))
 
     @cached_property
     def current_trick(self) -> np.ndarray:

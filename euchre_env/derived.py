@@ -37,7 +37,7 @@ import numpy as np
 from euchre_env import cards
 from euchre_env.actions import Phase
 from euchre_env.encoding import CARD_SLOTS, obs_layout
-from euchre_env.infoset import _constraint_masks, _public_state
+from euchre_env.infoset import constraint_masks, public_state
 from euchre_env.rules import NUM_TRICKS, RulesConfig
 
 C = cards.NUM_CARDS
@@ -89,8 +89,8 @@ def derived_card_sets(obs: np.ndarray, rules: RulesConfig) -> np.ndarray:
     b, p = obs.shape[0], rules.num_players
     if b == 0:
         return np.zeros((0, num_derived_sets(rules) * CARD_SLOTS), np.uint8)
-    s = _public_state(obs > 0, rules, np.random.default_rng(0))
-    hidden, allowed, _ = _constraint_masks(s, rules)  # uint32 (B,), (B, P + 1)
+    s = public_state(obs > 0, rules, np.random.default_rng(0))
+    hidden, allowed, _ = constraint_masks(s, rules)  # uint32 (B,), (B, P + 1)
     rows, every = np.arange(b), np.uint32(cards.ALL_CARDS_28)
     hand = s.hands[:, 0].astype(np.uint32)
     trump = s.trump.astype(np.intp)

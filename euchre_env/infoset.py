@@ -31,6 +31,14 @@ proportional to the number of completions: exact sequential sampling, no
 rejection. Uniform over consistent deals is the posterior under a uniform
 deal when the other seats' choices are ignored as evidence (bids and plays
 only constrain through the rules above); it is not a model of the opponents.
+
+The readers it is built from serve the partner beliefs
+(:mod:`euchre_env.beliefs`), the derived card sets (:mod:`euchre_env.derived`)
+and the belief features (:mod:`agents.partner_features`) too: ``pieces`` and
+``onehot_index`` read an observation, ``public_state`` rebuilds what it
+determines, ``trick_leaders`` and ``shown_voids`` what the tricks tell,
+``constraint_masks`` where each hidden card may lie, and ``refresh_derived``
+completes a rebuilt state.
 """
 
 from __future__ import annotations
@@ -100,7 +108,7 @@ def _check_args(observation: np.ndarray, rules: RulesConfig, n: int, rng: np.ran
 # --- decoding the observation -------------------------------------------------
 
 
-def _pieces(obs: np.ndarray, rules: RulesConfig) -> Callable[..., np.ndarray]:
+def pieces(obs: np.ndarray, rules: RulesConfig) -> Callable[..., np.ndarray]:
     """Reader of named pieces: ``piece(name)`` (B, size) bool; ``piece(name, k)`` (B, k, C).
 
     A card-set piece holds ``k`` sets of equal width whose entry ``c`` is card
@@ -121,12 +129,12 @@ def _masks(card_sets: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(packed).view("<u4")[..., 0]
 
 
-def _index(onehot: np.ndarray) -> np.ndarray:
+def onehot_index(onehot: np.ndarray) -> np.ndarray:
     """Position of the set entry of each row of a (B, K) one-hot array, -1 if none. Int64 (B,)."""
     return np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
 
 
-def _public_state(obs: np.ndarray, rules: RulesConfig, rng: np.random.Generator) -> State:
+def public_state(obs: np.ndarray, rules: RulesConfig, rng: np.random.Generator) -> State:
     """Every field the observation determines, in the viewer's frame; hidden cards left out.
 
     Returns:
@@ -134,30 +142,30 @@ def _public_state(obs: np.ndarray, rules: RulesConfig, rng: np.random.Generator)
         hands are empty, ``kitty`` holds the upcard only while it is not taken.
     """
     b, p = obs.shape[0], rules.num_players
-    piece = _pieces(obs, rules)
+    piece = pieces(obs, rules)
     s = engine.init_state(rules, b, rng=rng)
-    s.phase[:] = _index(piece("phase"))
+    s.phase[:] = onehot_index(piece("phase"))
     if (s.phase == Phase.DONE).any():
         raise ValueError("observation is of a finished hand (phase DONE): there is no world to sample")
-    s.dealer[:] = _index(piece("dealer"))
-    s.turn[:] = _index(piece("to_act"))
-    s.upcard[:] = _index(piece("upcard", 1)[:, 0])
-    s.maker[:] = _index(piece("maker"))
+    s.dealer[:] = onehot_index(piece("dealer"))
+    s.turn[:] = onehot_index(piece("to_act"))
+    s.upcard[:] = onehot_index(piece("upcard", 1)[:, 0])
+    s.maker[:] = onehot_index(piece("maker"))
     made = s.maker >= 0
     s.bid_round[:] = np.where(
-        made, _index(piece("maker_round")) + 1, np.where(s.phase == Phase.BID_SUIT, 2, 1)
+        made, onehot_index(piece("maker_round")) + 1, np.where(s.phase == Phase.BID_SUIT, 2, 1)
     )
-    trump = _index(piece("trump"))
+    trump = onehot_index(piece("trump"))
     s.trump[:] = np.where(trump >= 0, trump, cards.NO_TRUMP)
     s.alone[:] = piece("alone")[:, 0]
     s.out[:] = (piece("sitting_out") * (1 << np.arange(p))).sum(axis=1)
-    s.called[:] = _index(piece("called_card", 1)[:, 0]) if rules.called_card else -1
-    s.defender_alone[:] = -1 if rules.called_card else _index(piece("defender_alone"))
+    s.called[:] = onehot_index(piece("called_card", 1)[:, 0]) if rules.called_card else -1
+    s.defender_alone[:] = -1 if rules.called_card else onehot_index(piece("defender_alone"))
     s.hands[:] = 0
     s.hands[:, 0] = (piece("hand", 1)[:, 0] * cards.CARD_BIT.astype(np.uint64)).sum(axis=1)
     taken = piece("upcard_taken")[:, 0]
     s.kitty[:] = np.where(taken, 0, cards.CARD_BIT[s.upcard])
-    s.discard[:] = _index(piece("my_discard", 1)[:, 0])
+    s.discard[:] = onehot_index(piece("my_discard", 1)[:, 0])
     _decode_tricks(s, piece, rules)
     thresholds = np.ceil(np.arange(1, score_bins(rules) + 1) * rules.points_to_win / score_bins(rules))
     level = piece("scores").reshape(b, p, -1).sum(axis=2)  # thermometer bins switched on
@@ -174,13 +182,13 @@ def _decode_tricks(s: State, piece: Callable[..., np.ndarray], rules: RulesConfi
     both = by[:, None, :] & when[:, :, None]  # (B, T, P): one card's bit, or 0
     s.trick_cards[:] = np.where(both > 0, np.bitwise_count(both - np.uint32(1)), -1)  # the bit's index
     winners = piece("trick_winner").reshape(b, NUM_TRICKS, p)
-    s.trick_winner[:] = _index(winners.reshape(-1, p)).reshape(b, NUM_TRICKS)
+    s.trick_winner[:] = onehot_index(winners.reshape(-1, p)).reshape(b, NUM_TRICKS)
     s.tricks_won[:] = piece("tricks_won").reshape(b, p, NUM_TRICKS).sum(axis=2)
     in_play = s.phase == Phase.PLAY
     done_tricks = (s.trick_winner >= 0).sum(axis=1)
     s.trick_no[:] = np.where(in_play, done_tricks, 0)
     s.n_played[:] = np.where(in_play, piece("current_trick", p).any(axis=2).sum(axis=1), 0)
-    leaders = _leaders(s, rules)  # (B, T)
+    leaders = trick_leaders(s, rules)  # (B, T)
     rows = np.arange(b)
     t = np.minimum(s.trick_no, NUM_TRICKS - 1).astype(np.int64)
     s.leader[:] = np.where(in_play, leaders[rows, t], -1)
@@ -191,7 +199,7 @@ def _decode_tricks(s: State, piece: Callable[..., np.ndarray], rules: RulesConfi
         s.revealed[:] = np.where((s.called >= 0) & hit.any(axis=(1, 2)), hit.any(axis=2).argmax(axis=1), -1)
 
 
-def _leaders(s: State, rules: RulesConfig) -> np.ndarray:
+def trick_leaders(s: State, rules: RulesConfig) -> np.ndarray:
     """Seat that led each trick (the first from the dealer's left, then the winners). (B, T) int64."""
     first = NEXT_ACTIVE[rules.num_players][s.out, s.dealer].astype(np.int64)
     prev_winner = s.trick_winner[:, :-1].astype(np.int64)
@@ -201,11 +209,11 @@ def _leaders(s: State, rules: RulesConfig) -> np.ndarray:
 # --- what the hidden cards may be -----------------------------------------------
 
 
-def _voids(s: State, rules: RulesConfig) -> np.ndarray:
+def shown_voids(s: State, rules: RulesConfig) -> np.ndarray:
     """Effective suits each seat has shown it lacks, as 4-bit masks. Int64 (B, P)."""
     b = s.batch_size
     rows = np.arange(b)
-    leaders = _leaders(s, rules)
+    leaders = trick_leaders(s, rules)
     played = s.trick_cards.astype(np.int64)  # (B, T, P)
     eff = cards.EFFECTIVE_SUIT[s.trump[:, None, None], np.maximum(played, 0)]  # (B, T, P)
     lead = played[rows[:, None], np.arange(NUM_TRICKS), leaders]  # (B, T)
@@ -214,7 +222,7 @@ def _voids(s: State, rules: RulesConfig) -> np.ndarray:
     return np.bitwise_or.reduce(np.where(failed, 1 << np.maximum(led, 0)[:, :, None], 0), axis=1)
 
 
-def _constraint_masks(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def constraint_masks(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Hidden cards, where each may lie, and how many cards each location takes, as card masks.
 
     Locations: 0 the hidden kitty, ``1 .. P-1`` the other seats' hands
@@ -235,7 +243,7 @@ def _constraint_masks(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndar
     hidden = np.uint32(rules.deck_mask) & ~seen.astype(np.uint32)
     every = np.uint32(cards.ALL_CARDS_28)
     allowed = np.full((b, p + 1), every, np.uint32)
-    voids = _voids(s, rules)  # (B, P) 4-bit masks of effective suits
+    voids = shown_voids(s, rules)  # (B, P) 4-bit masks of effective suits
     suit_cards = cards.SUIT_BITS[s.trump, : cards.NUM_SUITS]  # (B, 4)
     for k in range(cards.NUM_SUITS):
         allowed[:, 1:p] &= np.where((voids[:, 1:] >> k) & 1 == 1, ~suit_cards[:, k : k + 1], every)
@@ -256,8 +264,8 @@ def _constraint_masks(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndar
 
 
 def _constraints(s: State, rules: RulesConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_constraint_masks` as bools: ``hidden`` (B, C), ``allowed`` (B, C, P + 1), and ``caps``."""
-    hidden, allowed, caps = _constraint_masks(s, rules)
+    """:func:`constraint_masks` as bools: ``hidden`` (B, C), ``allowed`` (B, C, P + 1), and ``caps``."""
+    hidden, allowed, caps = constraint_masks(s, rules)
     bit = lambda mask: (mask.astype(np.int64)[..., None] >> np.arange(C)) & 1 == 1
     return bit(hidden), bit(allowed).transpose(0, 2, 1), caps
 
@@ -299,7 +307,7 @@ def _count_tables(allowed: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
 def _sample_chunk(obs: np.ndarray, rules: RulesConfig, n: int, rng: np.random.Generator) -> State:
     """``sample_worlds`` for a few observations at once."""
     p = rules.num_players
-    public = _public_state(obs, rules, rng)
+    public = public_state(obs, rules, rng)
     hidden, allowed, caps = _constraints(public, rules)
     b = obs.shape[0]
     u_max = int(hidden.sum(axis=1).max())
@@ -320,11 +328,11 @@ def _sample_chunk(obs: np.ndarray, rules: RulesConfig, n: int, rng: np.random.Ge
     world = public.take(owner)
     world.seed[:] = rng.integers(0, 2**63, size=owner.size, dtype=np.uint64)
     _fill(world, order[owner], real[owner], where, rules)
-    _refresh_derived(world, rules)
+    refresh_derived(world, rules)
     return world
 
 
-def _refresh_derived(s: State, rules: RulesConfig) -> None:
+def refresh_derived(s: State, rules: RulesConfig) -> None:
     """Recompute the engine's cached fields from the primary ones, in place.
 
     ``played_by`` and ``trick_bits`` summarise ``trick_cards``; ``mask_base``
@@ -439,7 +447,7 @@ def rewind_to_deal(worlds: State, rules: RulesConfig) -> State:
     start |= dict.fromkeys((*none, "trick_cards", "trick_winner"), -1)
     for name, value in start.items():
         getattr(s, name)[...] = value
-    _refresh_derived(s, rules)
+    refresh_derived(s, rules)
     return s
 
 

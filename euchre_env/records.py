@@ -81,7 +81,7 @@ from euchre_env import actions, cards, engine
 from euchre_env.actions import NUM_ACTIONS, Phase
 from euchre_env.engine import deal as deal_mod
 from euchre_env.rules import HAND_SIZE, VARIANTS, RulesConfig
-from euchre_env.state import State
+from euchre_env.state import State, short_repr
 
 __all__ = [
     "FORMAT",
@@ -201,30 +201,25 @@ def _fail(field: str, message: str) -> ValueError:
     return ValueError(f"record {field}: {message}")
 
 
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _is_int(v: Any) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 def _int_field(value: Any, field: str, low: int, high: int) -> int:
     if not _is_int(value) or not low <= value <= high:
-        raise _fail(field, f"expected an integer in {low}..{high}, got {_short(value)}")
+        raise _fail(field, f"expected an integer in {low}..{high}, got {short_repr(value)}")
     return int(value)
 
 
 def _int_list(value: Any, field: str, n: int, low: int, high: int) -> tuple[int, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != n:
-        raise _fail(field, f"expected a list of {n} integers (one per seat), got {_short(value)}")
+        raise _fail(field, f"expected a list of {n} integers (one per seat), got {short_repr(value)}")
     return tuple(_int_field(v, f"{field}[{i}]", low, high) for i, v in enumerate(value))
 
 
 def _parse_rules(value: Any) -> RulesConfig:
     if not isinstance(value, Mapping):
-        raise _fail("rules", f"expected an object with keys {list(_RULE_KEYS)}, got {_short(value)}")
+        raise _fail("rules", f"expected an object with keys {list(_RULE_KEYS)}, got {short_repr(value)}")
     unknown = sorted(str(k) for k in set(value) - set(_RULE_KEYS))
     if unknown or "variant" not in value:
         raise _fail(
@@ -232,7 +227,7 @@ def _parse_rules(value: Any) -> RulesConfig:
             f"expected {list(_RULE_KEYS)} (variant required)",
         )  # fmt: skip
     if value["variant"] not in VARIANTS:
-        raise _fail("rules.variant", f"expected one of {list(VARIANTS)}, got {_short(value['variant'])}")
+        raise _fail("rules.variant", f"expected one of {list(VARIANTS)}, got {short_repr(value['variant'])}")
     try:
         return RulesConfig(**{k: value[k] for k in _RULE_KEYS if k in value})
     except (TypeError, ValueError) as err:
@@ -243,7 +238,7 @@ def _parse_seed(value: Any) -> int:
     if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
         value = int(value)
     if not _is_int(value) or not 0 <= value < 2**64:
-        raise _fail("seed", f"expected a decimal string (or integer) in 0..2**64-1, got {_short(value)}")
+        raise _fail("seed", f"expected a decimal string (or integer) in 0..2**64-1, got {short_repr(value)}")
     return int(value)
 
 
@@ -264,7 +259,7 @@ def _parse_deal(value: Any, rules: RulesConfig) -> dict[str, Any]:
 
 def _parse_decisions(value: Any, rules: RulesConfig) -> tuple[Decision, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise _fail("decisions", f"expected a list of decisions, got {_short(value)}")
+        raise _fail("decisions", f"expected a list of decisions, got {short_repr(value)}")
     if not 1 <= len(value) <= MAX_DECISIONS:
         raise _fail("decisions", f"expected 1..{MAX_DECISIONS} decisions, got {len(value)}")
     out = []
@@ -272,12 +267,12 @@ def _parse_decisions(value: Any, rules: RulesConfig) -> tuple[Decision, ...]:
         where = f"decisions[{i}]"
         if not isinstance(d, Mapping) or set(d) != set(_DECISION_KEYS):
             keys = sorted(str(k) for k in d) if isinstance(d, Mapping) else type(d).__name__
-            raise _fail(where, f"expected an object with keys {list(_DECISION_KEYS)}, got {_short(keys)}")
+            raise _fail(where, f"expected an object with keys {list(_DECISION_KEYS)}, got {short_repr(keys)}")
         seat = _int_field(d["seat"], f"{where}.seat", 0, rules.num_players - 1)
         action = _int_field(d["action"], f"{where}.action", 0, NUM_ACTIONS - 1)
         words = actions.describe(action)
         if d["name"] != words:
-            raise _fail(f"{where}.name", f"{_short(d['name'])} does not match action {action} ({words!r})")
+            raise _fail(f"{where}.name", f"{short_repr(d['name'])} does not match action {action} ({words!r})")
         out.append(Decision(seat, action, words))
     return tuple(out)
 
@@ -286,10 +281,10 @@ def _parse_agents(value: Any, p: int) -> tuple[str, ...] | None:
     if value is None:
         return None
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != p:
-        raise _fail("agents", f"expected null or a list of {p} names (one per seat), got {_short(value)}")
+        raise _fail("agents", f"expected null or a list of {p} names (one per seat), got {short_repr(value)}")
     for i, name in enumerate(value):
         if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME:
-            raise _fail(f"agents[{i}]", f"expected a name of 1..{MAX_NAME} characters, got {_short(name)}")
+            raise _fail(f"agents[{i}]", f"expected a name of 1..{MAX_NAME} characters, got {short_repr(name)}")
     return tuple(value)
 
 
@@ -302,10 +297,10 @@ def _parse(d: Any) -> HandRecord:
     if unknown or missing:
         raise ValueError(f"record: unknown keys {unknown}, missing keys {missing}; expected {list(_KEYS)}")
     if d["format"] != FORMAT:
-        raise _fail("format", f"expected {FORMAT!r}, got {_short(d['format'])}")
+        raise _fail("format", f"expected {FORMAT!r}, got {short_repr(d['format'])}")
     if not _is_int(d["version"]) or d["version"] != VERSION:
         raise _fail(
-            "version", f"expected {VERSION} (the only version this library reads), got {_short(d['version'])}"
+            "version", f"expected {VERSION} (the only version this library reads), got {short_repr(d['version'])}"
         )
     rules = _parse_rules(d["rules"])
     p = rules.num_players

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import reprlib
+import sys
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -230,7 +231,7 @@ def _parse_fields(d: Any) -> dict[str, np.ndarray]:
         )
     if not _is_text(d.get("format"), STATE_FORMAT):
         raise ValueError(
-            f"not a saved euchre_env state: format must be {STATE_FORMAT!r}, got {_short(d.get('format'))}"
+            f"not a saved euchre_env state: format must be {STATE_FORMAT!r}, got {short_repr(d.get('format'))}"
         )
     extra_keys = sorted(map(str, set(d) - {"format", "fields"}))
     if extra_keys:
@@ -254,7 +255,7 @@ def _parse_field(name: str, spec: Any, sizes: dict[str, tuple[int, str]]) -> np.
         raise ValueError(f"{where} must be a dict with keys 'dtype', 'shape', 'data', got {got}")
     dtype, axes = SCHEMA[name]
     if not _is_text(spec["dtype"], dtype.name):
-        raise ValueError(f"{where}: dtype must be {dtype.name!r}, got {_short(spec['dtype'])}")
+        raise ValueError(f"{where}: dtype must be {dtype.name!r}, got {short_repr(spec['dtype'])}")
     shape = spec["shape"]
     if (
         not isinstance(shape, list)
@@ -262,7 +263,7 @@ def _parse_field(name: str, spec: Any, sizes: dict[str, tuple[int, str]]) -> np.
         or not all(type(n) is int and 0 <= n < 2**31 for n in shape)
     ):
         raise ValueError(
-            f"{where}: shape must be a list of {len(axes)} sizes {list(axes)}, got {_short(shape)}"
+            f"{where}: shape must be a list of {len(axes)} sizes {list(axes)}, got {short_repr(shape)}"
         )
     for axis, n in zip(axes, shape, strict=True):
         if axis not in sizes:
@@ -283,7 +284,7 @@ def _flatten(data: Any, shape: list[int], where: str) -> list[Any]:
     for depth, n in enumerate(shape):
         if not all(type(x) is list and len(x) == n for x in level):
             bad = next(x for x in level if type(x) is not list or len(x) != n)
-            got = f"a list of {len(bad)}" if type(bad) is list else _short(bad)
+            got = f"a list of {len(bad)}" if type(bad) is list else short_repr(bad)
             raise ValueError(
                 f"{where}: data must be nested lists of shape {shape}; at depth {depth} expected a list of "
                 f"{n}, got {got}"
@@ -297,7 +298,7 @@ def _to_array(flat: list[Any], dtype: np.dtype, where: str) -> np.ndarray:
     if dtype == np.bool_:
         if not all(type(v) is bool for v in flat):
             bad = next(v for v in flat if type(v) is not bool)
-            raise ValueError(f"{where}: data must hold true/false, got {_short(bad)}")
+            raise ValueError(f"{where}: data must hold true/false, got {short_repr(bad)}")
         return np.array(flat, dtype=bool)
     if dtype == np.uint64:  # written as decimal strings (JSON readers lose integers above 2**53)
         values = []
@@ -306,17 +307,17 @@ def _to_array(flat: list[Any], dtype: np.dtype, where: str) -> np.ndarray:
                 v = int(v)
             if type(v) is not int or not 0 <= v < 2**64:
                 raise ValueError(
-                    f"{where}: data must hold integers in 0..2**64-1 (as decimal strings), got {_short(v)}"
+                    f"{where}: data must hold integers in 0..2**64-1 (as decimal strings), got {short_repr(v)}"
                 )
             values.append(v)
         return np.array(values, dtype=np.uint64)
     if not all(type(v) is int for v in flat):
         bad = next(v for v in flat if type(v) is not int)
-        raise ValueError(f"{where}: data must hold integers, got {_short(bad)} ({type(bad).__name__})")
+        raise ValueError(f"{where}: data must hold integers, got {short_repr(bad)} ({type(bad).__name__})")
     info = np.iinfo(dtype)
     if flat and (min(flat) < info.min or max(flat) > info.max):
         bad = next(v for v in flat if not info.min <= v <= info.max)
-        raise ValueError(f"{where}: {_short(bad)} is out of range for {dtype.name} ({info.min}..{info.max})")
+        raise ValueError(f"{where}: {short_repr(bad)} is out of range for {dtype.name} ({info.min}..{info.max})")
     return np.array(flat, dtype=dtype)
 
 
@@ -330,9 +331,12 @@ def _games() -> str:
     return " or ".join(f"{p} seats ({v})" for p, v in sorted(VARIANT_OF_SEATS.items()))
 
 
-def _short(value: Any) -> str:
+def short_repr(value: Any) -> str:
     """A short ``repr`` of ``value`` (of any size or depth) for an error message."""
-    return _REPR.repr(value)
+    try:
+        return _REPR.repr(value)
+    except ValueError:  # it holds an int of more digits than Python prints
+        return f"a {type(value).__name__} holding an integer of more than {sys.get_int_max_str_digits()} digits"
 
 
 _REPR = reprlib.Repr()

@@ -24,6 +24,9 @@ The results files (:data:`SOURCES`), each with the command that wrote it:
   ``euchre eval`` reports (``eval.json`` records its command, ``arena.report.command_line``);
 * ``docs/results/partner_bench/partner_bench.json``: ``euchre partner-bench`` (its
   ``provenance.command``); its training data and classifier are not kept;
+* ``docs/results/partner_policy/eval.json``: ``euchre eval`` of the two five-handed policies kept under
+  ``docs/results/partner_policy/models/`` (each model file records the ``euchre train`` command that made it)
+  against the shipped model;
 * ``docs/results/leaderboard_four_handed/leaderboard.json``, ``docs/results/leaderboard_five_handed/
   leaderboard.json``: ``euchre leaderboard`` reports (their ``"command"``; the pairs they played are
   cached beside them, under ``pairs/``, so a rerun with one more agent plays only its pairs);
@@ -58,6 +61,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 
 # name -> (results file, the command that writes it when it does not exist yet; afterwards the file's own)
+PARTNER_MODELS = "docs/results/partner_policy/models"  # the two five-handed policies it compares (kept)
 SOURCES: dict[str, tuple[str, str]] = {
     "four_handed_models": (
         "docs/results/four_handed_models/eval.json",
@@ -84,6 +88,13 @@ SOURCES: dict[str, tuple[str, str]] = {
         )
         for name, agent in (("model", "model:five_handed"), ("heuristic", "heuristic"))
     },
+    "partner_policy": (
+        "docs/results/partner_policy/eval.json",
+        (
+            f"euchre eval --variant five_handed --agents model:{PARTNER_MODELS}/partner.safetensors model:five_handed "
+            f"model:{PARTNER_MODELS}/plain.safetensors --deals 10000 --seed 800 --out docs/results/partner_policy"
+        ),
+    ),
     "bench": ("docs/results/bench.json", "euchre bench --seconds 1 --repeats 3"),
     "leaderboard_four_handed": (
         "docs/results/leaderboard_four_handed/leaderboard.json",
@@ -410,6 +421,31 @@ def table_partner_truth() -> str:
     return "\n".join(rows)
 
 
+def table_partner_policy() -> str:
+    """The five-handed policy that reads the counted partner belief, against the shipped model and against the
+    same training without it (hidden-partner page)."""
+    from agents.neural import read_model_header
+
+    data = load("partner_policy")
+    label, trained = {"model:five_handed": "shipped model"}, []
+    for name, what in (("partner", "`--features partner`"), ("plain", "the same without it")):
+        label[f"model:{PARTNER_MODELS}/{name}.safetensors"] = what
+        config = json.loads(read_model_header(ROOT / PARTNER_MODELS / f"{name}.safetensors")[0])
+        provenance = config["provenance"]
+        trained.append(f"{what}: `{provenance['command']}` ({provenance['learner_decisions'] / 1e6:.1f}M decisions)")
+    rows = ["| match (row − column) | relative points per hand | points per hand |", "|---|---:|---:|"]
+    for m in data["matchups"]:
+        a, b = (label[x] for x in m["agents"])
+        rows.append(f"| {a} − {b} | **{_pm(m['relative_advantage'])}** | {_pm(m['advantage'])} |")
+    return (
+        "\n".join(rows)
+        + f"\n\n{data['num_deals']:,} duplicate deals per match (seed {data['seed']}, none used in training), an agent "
+        "alone among four copies of the other in each seat in turn; 95% intervals over deals. Trained by "
+        + "; ".join(trained)
+        + f" (kept in `{PARTNER_MODELS}`). Command: `{command_of('partner_policy', data)}`."
+    )
+
+
 def table_leaderboard(name: str) -> str:
     """A board's ratings, its all-pairs fit and the command (benchmarking page)."""
     data = load(name)
@@ -561,6 +597,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "partner-bench": table_partner_bench,
     "partner-inputs": table_partner_inputs,
     "partner-truth": table_partner_truth,
+    "partner-policy": table_partner_policy,
     "leaderboard-four-handed": lambda: table_leaderboard("leaderboard_four_handed"),
     "leaderboard-five-handed": lambda: table_leaderboard("leaderboard_five_handed"),
     "exploit": table_exploit,

@@ -1050,6 +1050,16 @@ def test_malformed_deal_raises(rules: RulesConfig, given: dict[str, Any], match:
         init_state(rules, deals=[given])
 
 
+def test_a_huge_bad_deal_value_is_quoted_short() -> None:
+    """The message quotes a bad value shortened, however big it is."""
+    for changes, match in (({"hands": [["AS"] * 10_000] * 50}, r"list of 4 hands \(one per seat\), got \[\[.AS., .AS., .AS., .AS., \.\.\.\]"),
+                           ({"scores": [10**5000] * 4}, r"got a list holding an integer of more than \d+ digits"),
+                           ({"dealer": "x" * 10**6}, r"dealer must be a seat in 0..3, got 'x+\.\.\.x+'$")):  # fmt: skip
+        with pytest.raises(ValueError, match=match) as err:
+            init_state(FOUR, deals=[_with(F1, **changes)])
+        assert len(str(err.value)) < 300, str(err.value)[:300]
+
+
 def test_invalid_rules_config_direct() -> None:
     """RulesConfig itself validates: the five-handed game always sticks the dealer (rules.md#c10)."""
     with pytest.raises(ValueError, match="stick_the_dealer"):

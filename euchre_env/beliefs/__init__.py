@@ -62,7 +62,7 @@ from euchre_env import cards
 from euchre_env.actions import Phase
 from euchre_env.beliefs import counting
 from euchre_env.encoding import encode, obs_layout
-from euchre_env.infoset import _index, _pieces, _public_state, _refresh_derived
+from euchre_env.infoset import onehot_index, pieces, public_state, refresh_derived
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
@@ -147,7 +147,7 @@ class ExactBelief(PartnerBelief):
         probs, open_ = settled_beliefs(obs, rules, public)
         rows = np.flatnonzero(open_)
         if rows.size:
-            s = _public_state(obs[rows], rules, np.random.default_rng(0))
+            s = public_state(obs[rows], rules, np.random.default_rng(0))
             probs[rows] = counting.exact_weights(counting.places(s, rules, public[rows]), rules)
         return BeliefResult(probs)
 
@@ -168,7 +168,7 @@ class UniformBelief(PartnerBelief):
         obs, public = check_observations(observations, rules, public)
         probs, open_ = settled_beliefs(obs, rules, public)
         p = rules.num_players
-        maker = _index(_pieces(obs, rules)("maker"))
+        maker = onehot_index(pieces(obs, rules)("maker"))
         cand = np.ones((obs.shape[0], p + 1), bool)
         cand[np.arange(obs.shape[0]), np.maximum(maker, 0)] = False
         cand[:, 0] &= public
@@ -284,14 +284,14 @@ def settled_beliefs(obs: np.ndarray, rules: RulesConfig, public: np.ndarray) -> 
         card whose holder is uncertain.
     """
     p, b = rules.num_players, obs.shape[0]
-    piece = _pieces(obs, rules)
-    called = _index(piece("called_card", 1)[:, 0])
+    piece = pieces(obs, rules)
+    called = onehot_index(piece("called_card", 1)[:, 0])
     alone = piece("alone")[:, 0]
-    revealed = _index(piece("revealed_by"))
+    revealed = onehot_index(piece("revealed_by"))
     holds = piece("i_hold_called")[:, 0] & ~public
-    discard = _index(piece("my_discard", 1)[:, 0])
-    up_down = (called == _index(piece("upcard", 1)[:, 0])) & ~piece("upcard_taken")[:, 0]
-    over = _index(piece("phase")) == Phase.DONE
+    discard = onehot_index(piece("my_discard", 1)[:, 0])
+    up_down = (called == onehot_index(piece("upcard", 1)[:, 0])) & ~piece("upcard_taken")[:, 0]
+    over = onehot_index(piece("phase")) == Phase.DONE
     col = np.full(b, -1)
     col = np.where(called >= 0, np.where((called == discard) | up_down | over, p, col), col)
     col = np.where(holds, 0, col)
@@ -324,7 +324,7 @@ def sample_view_worlds(
     obs, pub = check_observations(observations, rules, public)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n (worlds per view) must be a positive integer, got {n!r}")
-    s = _public_state(obs, rules, rng)
+    s = public_state(obs, rules, rng)
     pl = counting.places(s, rules, pub)
     b, L = pl.caps.shape
     where = np.full((b * n, C), -1, np.int64)  # place of each card in each world, -1 not hidden
@@ -348,5 +348,5 @@ def sample_view_worlds(
     holds = (world.hands >> called[:, None]) & 1 == 1
     holds |= (world.trick_cards == world.called[:, None, None]).any(axis=1)
     world.partner[:] = np.where((world.called >= 0) & holds.any(axis=1), holds.argmax(axis=1), -1)
-    _refresh_derived(world, rules)
+    refresh_derived(world, rules)
     return world

@@ -21,7 +21,7 @@ import numpy as np
 
 from euchre_env import cards
 from euchre_env.actions import Phase
-from euchre_env.infoset import _voids
+from euchre_env.infoset import shown_voids
 from euchre_env.rules import HAND_SIZE, RulesConfig
 from euchre_env.state import State
 
@@ -54,7 +54,7 @@ class Places:
 
 
 def places(s: State, rules: RulesConfig, public: np.ndarray) -> Places:
-    """The ``Places`` of decoded views ``s`` (``infoset._public_state``); public rows see no hand."""
+    """The ``Places`` of decoded views ``s`` (``infoset.public_state``); public rows see no hand."""
     b, p = s.batch_size, rules.num_players
     rows = np.arange(b)
     bit = lambda mask: (mask.astype(np.int64)[..., None] >> np.arange(C)) & 1 == 1
@@ -70,7 +70,7 @@ def places(s: State, rules: RulesConfig, public: np.ndarray) -> Places:
     hidden = bit(np.uint32(rules.deck_mask)) & ~seen
     allowed = np.ones((b, C, p + 2), bool)
     eff = cards.EFFECTIVE_SUIT[s.trump].astype(np.int64)  # (B, C)
-    allowed[:, :, 1 : p + 1] = (_voids(s, rules)[:, None, :] >> eff[:, :, None]) & 1 == 0
+    allowed[:, :, 1 : p + 1] = (shown_voids(s, rules)[:, None, :] >> eff[:, :, None]) & 1 == 0
     allowed[:, :, 1] &= public[:, None]  # a seat knows its own hand
     called = s.called.astype(np.int64)
     named = np.flatnonzero(called >= 0)

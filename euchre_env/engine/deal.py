@@ -19,7 +19,7 @@ from euchre_env import cards
 from euchre_env.actions import Phase
 from euchre_env.engine.masks import compute_legal_bits
 from euchre_env.rules import HAND_SIZE, NUM_TRICKS, RulesConfig
-from euchre_env.state import State
+from euchre_env.state import State, short_repr
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 GOLDEN = _GOLDEN  # splitmix64's increment: stream position n is seed + n * GOLDEN
@@ -338,12 +338,12 @@ def _start_hand(
 
 def _parse_cards(value: Any, what: str) -> list[int]:
     if isinstance(value, str) or not isinstance(value, Sequence):
-        raise ValueError(f"deal {what} must be a list of card names, got {value!r}")
+        raise ValueError(f"deal {what} must be a list of card names, got {short_repr(value)}")
     return [cards.parse(v) if isinstance(v, str) else _bad_card(v, what) for v in value]
 
 
 def _bad_card(v: Any, what: str) -> int:
-    raise ValueError(f"deal {what}: card must be a name like 'AS', got {v!r}")
+    raise ValueError(f"deal {what}: card must be a name like 'AS', got {short_repr(v)}")
 
 
 def deal_order(deal: Mapping[str, Any], rules: RulesConfig) -> tuple[int, np.ndarray, np.ndarray | None]:
@@ -373,22 +373,22 @@ def deal_order(deal: Mapping[str, Any], rules: RulesConfig) -> tuple[int, np.nda
         raise ValueError(f"deal keys: unknown {unknown}, missing {missing}; expected {sorted(known)}")
     dealer = deal["dealer"]
     if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < p:
-        raise ValueError(f"deal dealer must be a seat in 0..{p - 1}, got {dealer!r}")
+        raise ValueError(f"deal dealer must be a seat in 0..{p - 1}, got {short_repr(dealer)}")
     hands = deal["hands"]
     if isinstance(hands, str) or not isinstance(hands, Sequence) or len(hands) != p:
-        raise ValueError(f"deal hands must be a list of {p} hands (one per seat), got {hands!r}")
+        raise ValueError(f"deal hands must be a list of {p} hands (one per seat), got {short_repr(hands)}")
     held = [_parse_cards(h, f"hands[{i}]") for i, h in enumerate(hands)]
     for i, h in enumerate(held):
         if len(h) != HAND_SIZE:
-            raise ValueError(f"deal hands[{i}] must hold {HAND_SIZE} cards, got {len(h)}: {hands[i]!r}")
+            raise ValueError(f"deal hands[{i}] must hold {HAND_SIZE} cards, got {len(h)}: {short_repr(hands[i])}")
     upcard = deal["upcard"]
     if not isinstance(upcard, str):
-        raise ValueError(f"deal upcard must be one card name, got {upcard!r}")
+        raise ValueError(f"deal upcard must be one card name, got {short_repr(upcard)}")
     kitty = _parse_cards(deal["kitty"], "kitty")
     if len(kitty) != rules.kitty_size - 1:
         raise ValueError(
             f"deal kitty must hold the {rules.kitty_size - 1} hidden cards (the upcard apart), "
-            f"got {len(kitty)}: {deal['kitty']!r}"
+            f"got {len(kitty)}: {short_repr(deal['kitty'])}"
         )
     where: dict[int, str] = {}
     places = [(f"hands[{i}]", h) for i, h in enumerate(held)]
@@ -415,13 +415,13 @@ def _parse_scores(scores: Any, rules: RulesConfig) -> np.ndarray | None:
         return None
     p = rules.num_players
     if isinstance(scores, str) or not isinstance(scores, Sequence) or len(scores) != p:
-        raise ValueError(f"deal scores must be a list of {p} integers, got {scores!r}")
+        raise ValueError(f"deal scores must be a list of {p} integers, got {short_repr(scores)}")
     if not all(
         isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v < 10_000 for v in scores
     ):
-        raise ValueError(f"deal scores must be non-negative integers, got {scores!r}")
+        raise ValueError(f"deal scores must be non-negative integers, got {short_repr(scores)}")
     if not rules.called_card and (scores[0] != scores[2] or scores[1] != scores[3]):
-        raise ValueError(f"deal scores: partners (seats 0 and 2, 1 and 3) share one score, got {scores!r}")
+        raise ValueError(f"deal scores: partners (seats 0 and 2, 1 and 3) share one score, got {short_repr(scores)}")
     if rules.episode == "game" and max(scores) >= rules.points_to_win:
         raise ValueError(
             f"deal scores {list(scores)} already reach points_to_win={rules.points_to_win}: the game would be over"
