@@ -32,7 +32,7 @@ The results files (:data:`SOURCES`), each with the command that wrote it:
   cached beside them, under ``pairs/``, so a rerun with one more agent plays only its pairs);
 * ``docs/results/exploit_*/exploit.json``: ``euchre exploit`` reports (their ``"command"``; the
   response models they trained are not kept);
-* ``docs/results/compare_four_handed/compare.json``, ``docs/results/compare_five_handed/compare.json``:
+* ``docs/results/compare_*/compare.json`` (four- and five-handed, 4/10 and 40 minutes):
   ``euchre compare-learners`` (its ``"command"``; the
   runs it trained and the matches it played stay under the folder, not in git);
 * ``docs/results/ray_scaling/scaling.json``, ``docs/results/ray_curves/curves.json``:
@@ -129,6 +129,13 @@ SOURCES: dict[str, tuple[str, str]] = {
         (
             "euchre compare-learners --deal-set four_handed-v1 --learners ppo dmc --minutes 40 "
             "--out docs/results/compare_four_handed_40"
+        ),
+    ),
+    "compare_five_handed_40": (
+        "docs/results/compare_five_handed_40/compare.json",
+        (
+            "euchre compare-learners --deal-set five_handed-v1 --learners ppo dmc --minutes 40 "
+            "--out docs/results/compare_five_handed_40"
         ),
     ),
     "ray_scaling": (
@@ -604,6 +611,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "compare-four-handed": lambda: table_compare("compare_four_handed"),
     "compare-five-handed": lambda: table_compare("compare_five_handed"),
     "compare-four-handed-40": lambda: table_compare("compare_four_handed_40"),
+    "compare-five-handed-40": lambda: table_compare("compare_five_handed_40"),
     "ray-scaling": table_ray_scaling,
     "ray-bound": table_ray_bound,
     "ray-curves": table_ray_curves,
