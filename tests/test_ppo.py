@@ -715,6 +715,22 @@ def test_partner_features_are_counted_once_and_reach_the_actor_alike_in_rollout_
     the_saved_model_sees_what_the_update_saw(tr, ro, data, tmp_path)
 
 
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_partner_features_train_at_both_precisions(precision):
+    """With --features partner an update at either precision keeps the rollout's policy (the ratio's
+    denominator within bfloat16 rounding) and a whole iteration gives finite statistics."""
+    args = ppo.Args(variant="five_handed", num_tables=32, features="partner", hidden="32", critic_hidden="32",
+                    eval_every=0, prior="", progress=False, threads=1, precision=precision)  # fmt: skip
+    tr = ppo.Trainer(args)
+    seeds = np.random.default_rng(5).integers(0, 2**63, size=32, dtype=np.uint64)
+    ro, _ = tr.play(seeds, np.full((32, 5), -1, np.int64), [], np.random.default_rng(6), torch.Generator().manual_seed(0))
+    data = ppo.to_tensors(ro, args, tr.device, tr.rules)
+    gap = (ppo.logp_of(tr.net, data, args) - data["logp"]).abs().max().item()
+    assert gap < (1e-5 if precision == "fp32" else 0.05), gap
+    stats = tr.iterate()
+    assert stats["decisions"] > 0 and all(np.isfinite(v) for v in stats.values()), stats
+
+
 def test_partner_features_are_refused_for_the_four_handed_game():
     from agents.neural import network_input
 

@@ -79,7 +79,7 @@ def recording_inputs(features: str, rules: RulesConfig) -> tuple[Any, list[np.nd
     def inputs(obs: np.ndarray) -> np.ndarray:
         x = network_input(obs, features, rules)
         if cols:
-            seen.append(x[:, obs.shape[1] : obs.shape[1] + cols])
+            seen.append(x[:, obs.shape[1] : obs.shape[1] + cols].copy())  # not a view: x itself is let go
         return x
 
     return inputs, seen
