@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from training.compare import LEARNERS, compare_learners, run_settings
+from training.compare import LEARNERS, Stopped, compare_learners, run_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,6 +37,39 @@ def test_a_tiny_comparison_trains_each_learner_per_budget_and_reuses_its_runs(tm
                              progress=False)  # fmt: skip
     assert {p: p.stat().st_mtime_ns for p in models} == models  # nothing trained again
     assert again["runs"] == report["runs"] and again["head_to_head"] == report["head_to_head"]
+
+
+def test_a_run_stopped_before_its_budget_is_resumed_by_the_same_command(tmp_path, monkeypatch):
+    from agents.neural import load_policy
+    from training.batched import ppo
+    from training.runs import StopFlag
+
+    class StopsAfterOneIteration(StopFlag):  # as if Ctrl-C came during the first iteration
+        reads = 0
+
+        @property
+        def set(self) -> bool:
+            type(self).reads += 1
+            return type(self).reads > 2  # the first evaluation's check and the loop's first check pass
+
+        @set.setter
+        def set(self, value: bool) -> None:
+            pass
+
+    out = tmp_path / "cmp"
+    options = {"deals": 20, "threads": 1, "eval_every": 10**9, "progress": False}
+    monkeypatch.setattr(ppo, "StopFlag", StopsAfterOneIteration)
+    with pytest.raises(Stopped, match=r"stopped before its 0\.1 minutes; the same command continues it"):
+        compare_learners(["ppo"], [0.1], out, "four_handed-v1", **options)
+    run = out / "runs" / "ppo__0.1min"
+    stopped = load_policy(run / "model.safetensors")[1].provenance
+    assert 0 < stopped["train_seconds"] < 6 and stopped["iteration"] == 1 and not (out / "compare.json").exists()
+    monkeypatch.undo()
+    report = compare_learners(["ppo"], [0.1], out, "four_handed-v1", **options)
+    done = load_policy(run / "model.safetensors")[1].provenance
+    assert done["train_seconds"] >= 6 and [r["learner_decisions"] for r in done["resumed"]] == [
+        stopped["learner_decisions"]]
+    assert report["runs"][0]["learner_decisions"] == done["learner_decisions"] > stopped["learner_decisions"]
 
 
 def test_each_learner_is_its_route_with_its_settings_and_a_time_budget():

@@ -10,7 +10,8 @@ heuristic, and at each budget every pair of learners plays head to head (``arena
 four-handed points per hand of the duplicate match, five-handed relative points).
 
 The runs stay in ``OUT/runs/<learner>__<minutes>min`` (a run whose settings match is not trained again, so a
-longer budget or another learner can be added later) and the matches in ``OUT/pairs``. The folder receives
+longer budget or another learner can be added later; one stopped by Ctrl-C or SIGTERM is resumed from its
+checkpoint by the same command) and the matches in ``OUT/pairs``. The folder receives
 ``compare.json`` (every figure, the command, the CPU), ``compare.md`` and ``compare.png``: strength against
 the heuristic along each run (its periodic evaluations) and at each budget, against training minutes.
 
@@ -57,22 +58,38 @@ def run_settings(learner: str, variant: str, minutes: float, seed: int, threads:
     return args
 
 
+class Stopped(Exception):
+    """A run stopped before its budget (Ctrl-C or SIGTERM); its checkpoint stays and the same command goes on."""
+
+
 def train_or_reuse(args: Any, run_dir: Path, command: str) -> dict[str, Any]:
     """Train ``args`` into ``run_dir`` unless it holds a finished run of the same settings; returns the run's
-    ``{"train_seconds", "learner_decisions", "history", "trained"}``."""
+    ``{"train_seconds", "learner_decisions", "history", "trained"}``.
+
+    A run of the same settings that stopped early (its checkpoint is there, its budget not spent) is resumed
+    where it stopped, so a long budget can be trained in several sittings.
+
+    Raises:
+        Stopped: the run was stopped (Ctrl-C or SIGTERM) before its budget was spent.
+    """
     from agents.neural import load_policy
     from training.batched.ppo import train
-    from training.runs import NOT_SETTINGS
+    from training.runs import CHECKPOINT, NOT_SETTINGS
 
     settings = lambda a: {k: v for k, v in a.items() if k not in (*NOT_SETTINGS, "precision")}
     model = run_dir / "model.safetensors"
-    trained = False
+    spent = lambda: model.is_file() and load_policy(model)[1].provenance.get("train_seconds", 0) >= args.time_budget
     stored = None
     if (run_dir / "args.json").is_file():  # settings added since the run was made take their defaults
         stored = {**dataclasses.asdict(type(args)()), **json.loads((run_dir / "args.json").read_text())}
-    if not (model.is_file() and stored is not None and settings(stored) == settings(dataclasses.asdict(args))):
-        train(dataclasses.replace(args, out=str(run_dir), overwrite=True), command=command)
-        trained = True
+    same = stored is not None and settings(stored) == settings(dataclasses.asdict(args))
+    trained = not (same and spent())
+    if trained:
+        resume = str(run_dir) if same and (run_dir / CHECKPOINT).is_file() else ""
+        train(dataclasses.replace(args, out=str(run_dir), overwrite=True, resume=resume), command=command)
+        if not spent():
+            raise Stopped(f"the run in {run_dir} stopped before its {args.time_budget / 60:g} minutes; "
+                          "the same command continues it from its checkpoint")  # fmt: skip
     provenance = load_policy(model)[1].provenance
     history = json.loads((run_dir / "eval_history.json").read_text())["history"]
     return {"train_seconds": provenance.get("train_seconds"), "learner_decisions": provenance["learner_decisions"],
@@ -229,6 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                   threads=args.threads, eval_every=args.eval_every, progress=not args.quiet)  # fmt: skip
     except ValueError as err:
         parser.error(str(err))
+    except Stopped as err:
+        print(f"euchre compare-learners: {err}", file=sys.stderr)
+        return 130
     if not args.quiet:
         print(to_markdown(report))
         print(f"wrote {out / 'compare.json'}, {out / 'compare.md'}, {out / 'compare.png'}")
