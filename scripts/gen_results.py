@@ -32,7 +32,7 @@ The results files (:data:`SOURCES`), each with the command that wrote it:
   cached beside them, under ``pairs/``, so a rerun with one more agent plays only its pairs);
 * ``docs/results/exploit_*/exploit.json``: ``euchre exploit`` reports (their ``"command"``; the
   response models they trained are not kept);
-* ``docs/results/compare_*/compare.json`` (four- and five-handed, 4/10 and 40 minutes):
+* ``docs/results/compare_*/compare.json`` (four- and five-handed, one file per command and its budgets):
   ``euchre compare-learners`` (its ``"command"``; the
   runs it trained and the matches it played stay under the folder, not in git);
 * ``docs/results/ray_scaling/scaling.json``, ``docs/results/ray_curves/curves.json``:
@@ -496,30 +496,35 @@ def table_exploit() -> str:
     return "\n".join(rows) + f"\n\nTrained on {', '.join(sorted(cpus))}; the learning curves are `exploit.png` beside each file."
 
 
-def table_compare(name: str) -> str:
-    """Learners trained for equal minutes: each against the heuristic, and head to head (training page)."""
-    data = load(name)
-    learners = list(data["learners"])
-    minutes = sorted({r["minutes"] for r in data["runs"]})
-    at = {(r["learner"], r["minutes"]): r for r in data["runs"]}
+def table_learners(variant: str) -> str:
+    """Learners trained for equal minutes, every budget run so far in one game: each learner against the
+    heuristic and head to head, one row per budget of each ``compare_<variant>*`` results file (training page)."""
+    names = sorted((n for n in SOURCES if n.startswith(f"compare_{variant}")),
+                   key=lambda n: min(r["minutes"] for r in load(n)["runs"]))  # fmt: skip
+    files = {n: load(n) for n in names}
+    learners = list(dict.fromkeys(n for data in files.values() for n in data["learners"]))
     rows = [
         "| training minutes | " + " | ".join(f"`{n}` against the heuristic" for n in learners) + " | head to head |",
         "|---:|" + "---|" * (len(learners) + 1),
     ]
-    for m in minutes:
-        cells = []
-        for n in learners:
-            r = at.get((n, m))
-            cells.append(f"{_pm(r['vs_heuristic'])} ({r['learner_decisions'] / 1e6:.1f}M decisions)" if r else "")
-        pairs = [h for h in data["head_to_head"] if h["minutes"] == m]
-        duels = "; ".join(f"`{h['a']}` − `{h['b']}` {_pm(h)}" for h in pairs)
-        rows.append(f"| {m:g} | " + " | ".join(cells) + f" | {duels} |")
-    ds = data["deal_set"]
+    for data in files.values():
+        at = {(r["learner"], r["minutes"]): r for r in data["runs"]}
+        for m in sorted({r["minutes"] for r in data["runs"]}):
+            cells = []
+            for n in learners:
+                r = at.get((n, m))
+                cells.append(f"{_pm(r['vs_heuristic'])} ({r['learner_decisions'] / 1e6:.1f}M decisions)" if r else "")
+            duels = "; ".join(f"`{h['a']}` − `{h['b']}` {_pm(h)}" for h in data["head_to_head"] if h["minutes"] == m)
+            rows.append(f"| {m:g} | " + " | ".join(cells) + f" | {duels} |")
+    first = next(iter(files.values()))
+    ds, setups = first["deal_set"], sorted({f"{d['threads']} threads of {d['cpu']}" for d in files.values()})
+    commands = "; ".join(f"`{command_of(n, d)}` (plot: `{SOURCES[n][0].replace('.json', '.png')}`)"
+                         for n, d in files.items())  # fmt: skip
     return (
         "\n".join(rows)
-        + f"\n\n{data['unit'].capitalize()}, {data['deals']:,} deals of `{ds['name']}`, 95% intervals; each run "
-        f"trained from scratch on {data['threads']} threads of {data['cpu']}, seed {data['seed']}. The plot is "
-        f"`{SOURCES[name][0].replace('.json', '.png')}`. Command: `{command_of(name, data)}`."
+        + f"\n\n{first['unit'].capitalize()}, {first['deals']:,} deals of `{ds['name']}`, 95% intervals; each run "
+        f"trained from scratch on {', '.join(setups)}, seed {first['seed']}; the learners of a row one after the other on "
+        f"one machine. Commands, each for the rows of its budgets: {commands}."
     )
 
 
@@ -608,10 +613,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "leaderboard-four-handed": lambda: table_leaderboard("leaderboard_four_handed"),
     "leaderboard-five-handed": lambda: table_leaderboard("leaderboard_five_handed"),
     "exploit": table_exploit,
-    "compare-four-handed": lambda: table_compare("compare_four_handed"),
-    "compare-five-handed": lambda: table_compare("compare_five_handed"),
-    "compare-four-handed-40": lambda: table_compare("compare_four_handed_40"),
-    "compare-five-handed-40": lambda: table_compare("compare_five_handed_40"),
+    "learners-four-handed": lambda: table_learners("four_handed"),
+    "learners-five-handed": lambda: table_learners("five_handed"),
     "ray-scaling": table_ray_scaling,
     "ray-bound": table_ray_bound,
     "ray-curves": table_ray_curves,
