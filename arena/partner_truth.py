@@ -1,8 +1,8 @@
 """``euchre analyse partner-truth``: what knowing the hidden partner is worth to an agent (five-handed).
 
 A yardstick like the open-card player (:mod:`arena.open_cards`): the agent is told who holds the
-called card from the call on, and plays a duplicate match against itself untold, on the same deals
-and seat rotations as ``euchre eval`` (:func:`arena.evaluate.seat_patterns`: one seat told, four
+called card from the call on, and plays a duplicate match against itself untold (or against
+``--against``, untold), on the same deals and seat rotations as ``euchre eval`` (:func:`arena.evaluate.seat_patterns`: one seat told, four
 untold, the told seat moved round the table, then the other way about). It cheats, so it is no agent
 to play with; the difference says how much of an agent's hidden information the partnership is, and
 so how much a belief over the partner could give it at most (``euchre partner-bench`` scores the
@@ -23,6 +23,9 @@ How an agent is told:
 Example::
 
     euchre analyse partner-truth --agent model:five_handed --deals 10000 --seed 600
+
+A policy trained told (``euchre train --variant five_handed --told-partner``) measures what the truth is
+worth to a policy that learned to use it: ``--agent model:PATH --against model:five_handed``.
 """
 
 from __future__ import annotations
@@ -103,10 +106,10 @@ def told_agent(name: str, rules: RulesConfig) -> Policy:
     return agent
 
 
-def partner_truth_match(rules: RulesConfig, agent: str, num_deals: int, seed: int,
-                        batch_deals: int = 1024) -> tuple[Stat, Stat]:  # fmt: skip
-    """``agent`` told the partnership against itself untold on the ``num_deals`` duplicate deals of
-    ``euchre eval --seed seed``.
+def partner_truth_match(rules: RulesConfig, agent: str, num_deals: int, seed: int, batch_deals: int = 1024,
+                        against: str = "") -> tuple[Stat, Stat]:  # fmt: skip
+    """``agent`` told the partnership against ``against`` (default: ``agent`` itself) untold on the
+    ``num_deals`` duplicate deals of ``euchre eval --seed seed``.
 
     Returns:
         ``(points, relative)``: the told seat's points per hand minus the untold's, and the same in points
@@ -115,7 +118,7 @@ def partner_truth_match(rules: RulesConfig, agent: str, num_deals: int, seed: in
     if not rules.called_card:
         raise ValueError(f"the hidden partner is five-handed, got rules of {rules.variant!r}")
     slots, focal = seat_patterns(rules)
-    told, plain = told_agent(agent, rules), make_agent(agent, rules)
+    told, plain = told_agent(agent, rules), make_agent(against or agent, rules)
     deal_seeds, _, (told_ss, plain_ss) = match_seeds(seed, num_deals, 0, 2)
     rngs = (np.random.default_rng(told_ss), np.random.default_rng(plain_ss))
     first = lambda tables, turn, obs, masks: told.act(tell(obs, tables, turn, rules), masks, rngs[0])
@@ -129,7 +132,8 @@ def partner_truth_match(rules: RulesConfig, agent: str, num_deals: int, seed: in
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``euchre analyse partner-truth``."""
-    parser.add_argument("--agent", default="model:five_handed", help="agent name (told, against itself untold)")
+    parser.add_argument("--agent", default="model:five_handed", help="agent name (told)")
+    parser.add_argument("--against", default="", help="the untold agent (default: --agent itself)")
     parser.add_argument("--deals", type=int, default=10000, help="duplicate deals (at least 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of every random draw")
     parser.add_argument("--out", default="", help="a folder to write partner_truth.json into (optional)")
@@ -147,16 +151,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         points, relative = partner_truth_match(make_rules("five_handed", episode="hand"), args.agent, args.deals,
-                                               args.seed)  # fmt: skip
+                                               args.seed, against=args.against)  # fmt: skip
     except ValueError as err:
         parser.error(str(err))
-    print(f"{args.agent} told the partner - untold, five_handed, {args.deals} deals of seed {args.seed}: "
+    print(f"{args.agent} told the partner - {args.against or 'itself'} untold, five_handed, {args.deals} deals of seed {args.seed}: "
           f"{relative.mean:+.3f} ± {relative.ci95:.3f} relative points per hand ({points.mean:+.3f} ± "
           f"{points.ci95:.3f} points)")  # fmt: skip
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         report = {"command": "euchre analyse partner-truth " + shlex.join(argv if argv is not None else sys.argv[1:]),
-                  "agent": args.agent, "deals": args.deals, "seed": args.seed, "seconds": time.perf_counter() - start,
+                  "agent": args.agent, "against": args.against or args.agent, "deals": args.deals, "seed": args.seed, "seconds": time.perf_counter() - start,
                   "relative": {"mean": relative.mean, "ci95": relative.ci95},
                   "points": {"mean": points.mean, "ci95": points.ci95}}  # fmt: skip
         tmp = out / (REPORT + ".tmp")

@@ -69,7 +69,18 @@ def test_a_match_against_itself_and_the_command(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((out / "partner_truth.json").read_text())
     assert report["relative"]["mean"] == pytest.approx(relative.mean) and report["deals"] == 20
+    assert report["agent"] == report["against"] == "heuristic"
     again = subprocess.run(cmd, check=False, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 2 and "--overwrite" in again.stderr
     bad = subprocess.run([*cmd[:5], "--deals", "1"], check=False, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "--deals must be at least 2" in bad.stderr
+
+
+def test_a_match_against_another_agent_untold() -> None:
+    """``--against``: the told agent plays another agent untold (for a policy trained told, against the
+    shipped model); against itself it is the default match, deal for deal."""
+    default = partner_truth_match(RULES, "heuristic", 20, seed=3)
+    same = partner_truth_match(RULES, "heuristic", 20, seed=3, against="heuristic")
+    assert (same[1].mean, same[1].ci95) == (default[1].mean, default[1].ci95)
+    _, relative = partner_truth_match(RULES, "heuristic", 100, seed=3, against="random")
+    assert relative.mean - relative.ci95 > 0.5, relative  # the heuristic, told or not, far ahead of random play

@@ -744,6 +744,71 @@ def test_partner_features_are_refused_for_the_four_handed_game():
         network_input(np.zeros((1, obs_layout(rules).size), np.uint8), "partner", rules)
 
 
+def test_told_partner_marks_the_hidden_partner_in_the_learners_observations_only():
+    """``--told-partner`` (a yardstick that cheats): the learner's recorded observations, and those it is asked
+    on in the action-value copies, mark the hidden partner's relative seat from the call on, as
+    ``euchre analyse partner-truth`` tells an agent; nothing else changes, and the other seats see theirs untold."""
+    rules = make_rules("five_handed")
+    b, p = 200, rules.num_players
+    seeds = np.random.default_rng(11).integers(0, 2**63, b, dtype=np.uint64)
+    controllers = np.repeat(np.where(np.arange(p) % 2 == 0, -1, 0)[None], b, axis=0)
+    at = obs_layout(rules).offsets["revealed_by"]
+
+    class Recording(FirstLegal):
+        def __init__(self):
+            self.seen = []
+
+        def act(self, obs, masks, rng=None):
+            self.seen.append(np.array(obs))
+            return super().act(obs, masks, rng)
+
+    def run(told):
+        opponent, asked = Recording(), []
+        valuer = lambda obs, masks: asked.append(np.array(obs)) or first_legal(obs, masks)
+        ro = collect(rules, seeds, controllers, first_legal, [opponent], np.random.default_rng(9),
+                     counterfactual=valuer, value_play=True, told=told)  # fmt: skip
+        return ro, np.concatenate(opponent.seen), np.concatenate(asked)
+
+    plain, plain_seen, plain_asked = run(False)
+    told, told_seen, told_asked = run(True)
+    np.testing.assert_array_equal(told_seen, plain_seen)  # the other seats: untold
+    np.testing.assert_array_equal(told.actions, plain.actions)  # deterministic players: the same hands
+    s = engine.init_state(rules, seeds=seeds)  # the same hands replayed, for each table's partner
+    while not engine.is_done(s).all():
+        live = np.flatnonzero(~engine.is_done(s))
+        base, bits = engine.legal_bits(s.take(live), rules)
+        engine.step_rows(s, live, engine.expand(base, bits).argmax(axis=1), rules)
+    diff = told.obs != plain.obs
+    assert not diff[:, :at].any() and not diff[:, at + p :].any(), "only revealed_by changes"
+    changed = diff.any(axis=1)
+    partner = s.partner[told.table].astype(np.int64)
+    assert changed.sum() > 50 and not (changed & (partner == told.seat)).any(), "the holder is told nothing"
+    rel = (partner - told.seat) % p
+    assert (told.obs[changed, at + rel[changed]] == 1).all() and (plain.obs[changed, at : at + p] == 0).all()
+    assert (told.obs[changed, at : at + p].sum(axis=1) == 1).all()
+    asked = told_asked != plain_asked  # the action-value copies ask the learner told too
+    assert asked.any() and not asked[:, :at].any() and not asked[:, at + p :].any()
+    with pytest.raises(ValueError, match="--told-partner tells the five-handed game's hidden partner, got --variant "
+                                         "four_handed"):  # fmt: skip
+        ppo.check_args(ppo.Args(told_partner=True))
+
+
+@pytest.mark.parametrize("algo", ["ppo", "dmc"])
+def test_told_partner_reaches_the_rollout_of_either_learner(monkeypatch, algo):
+    from training.batched import rollout
+    from training.batched.args import algo_args
+    from training.batched.dmc import DMCTrainer
+
+    asked, real = [], rollout.collect
+    monkeypatch.setattr(rollout, "collect", lambda *a, **k: asked.append(k.get("told")) or real(*a, **k))
+    args = algo_args(algo, variant="five_handed", told_partner=True, num_tables=16, hidden="32", eval_every=0,
+                     progress=False, threads=1)  # fmt: skip
+    tr = (DMCTrainer if algo == "dmc" else ppo.Trainer)(args)
+    seeds = np.random.default_rng(5).integers(0, 2**63, size=16, dtype=np.uint64)
+    tr.play(seeds, np.full((16, 5), -1, np.int64), [], np.random.default_rng(6), torch.Generator().manual_seed(0))
+    assert asked == [True]
+
+
 @pytest.mark.parametrize("variant,sort", [("four_handed", False), ("five_handed", True)])
 def test_canonical_rollout_data_gives_the_same_log_probs_values_and_update_as_printed(variant, sort):
     """The trainer puts a rollout in canonical suits once (``ppo.canonicalise``) and runs the plain layers in the

@@ -81,6 +81,10 @@ HELP = {
     "target": "a fixed agent (any agent name: heuristic, model:PATH, py:module:factory, ...) at every table instead of "
     "--opponents: four-handed it takes the other side, five-handed the four other seats (the learner plays one, its "
     "seat drawn per table); periodic evaluations then play it too. What euchre exploit trains a best response against",
+    "told_partner": "a research yardstick (five-handed): the learner's observations mark the hidden partner's seat "
+    "(revealed_by) from the call on, as euchre analyse partner-truth tells an agent, so the policy learns with the "
+    "truth that a partner belief can only estimate. It cheats: the model is for measuring what the truth is worth "
+    "(euchre analyse partner-truth --agent model:PATH --against model:five_handed), not for play",
     "snapshot_every": "learner decisions between frozen snapshots of the policy added to the pool",
     "max_snapshots": "snapshots kept in the pool (the oldest is dropped)",
     "eval_every": "learner decisions between duplicate evaluations (0: none)",
@@ -151,6 +155,7 @@ class Args:
     zero_sum: bool = True
     opponents: str = "heuristic=3,self=1"
     target: str = ""
+    told_partner: bool = False
     snapshot_every: int = 1_000_000
     max_snapshots: int = 10
     eval_every: int = 1_000_000
@@ -272,6 +277,8 @@ def check_args(args: Args) -> None:
     if "partner" in args.features and args.variant != "five_handed":
         raise ValueError(f"--features {args.features}: 'partner' is the five-handed game's hidden partner, "
                          f"got --variant {args.variant}")  # fmt: skip
+    if args.told_partner and args.variant != "five_handed":
+        raise ValueError(f"--told-partner tells the five-handed game's hidden partner, got --variant {args.variant}")
     layer_sizes(args.hidden, "--hidden")
     layer_sizes(args.critic_hidden, "--critic-hidden")
     from training.pool import parse_pool

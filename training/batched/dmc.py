@@ -181,7 +181,8 @@ class DMCTrainer(Trainer):
         inputs, seen = recording_inputs(args.features, rules)
         act = greedy_act(self.net.actor, gen, self.device, args.epsilon, self.prior, self.config.prior_weights,
                          chosen, inputs)  # fmt: skip
-        ro = collect(rules, seeds, controllers, act, pool, rng, args.zero_sum, record_forced=not args.skip_forced)
+        ro = collect(rules, seeds, controllers, act, pool, rng, args.zero_sum, record_forced=not args.skip_forced,
+                     told=args.told_partner)  # fmt: skip
         ro.partner = np.concatenate(seen) if seen else None
         if self.prior is None:
             return ro, None

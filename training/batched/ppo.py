@@ -339,7 +339,7 @@ class Trainer:
             critic = seat_value(net.critic, self.device, inputs, args.critic == "full")
         ro = collect(rules, seeds, controllers, act, pool, rng, args.zero_sum,
                      record_forced=not args.skip_forced, counterfactual=valuer,
-                     value_play=args.action_values == "all", critic=critic)  # fmt: skip
+                     value_play=args.action_values == "all", critic=critic, told=args.told_partner)  # fmt: skip
         ro.partner = np.concatenate(seen) if seen else None
         if self.prior is None:
             return ro, None

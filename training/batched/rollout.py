@@ -113,6 +113,7 @@ def collect(
     counterfactual: LearnerAct | None = None,
     value_play: bool = False,
     critic: SeatValue | None = None,
+    told: bool = False,
 ) -> Rollout:
     """Play one hand at each of ``B`` tables and record the learner's decisions.
 
@@ -140,6 +141,9 @@ def collect(
         critic: with ``counterfactual``, play each copy only until its seat
             next has a choice and value it there with ``critic`` (see
             :func:`action_values`) instead of playing it to the end of the hand.
+        told: the learner's observations (what it is asked on and what is recorded) mark the hidden partner's
+            seat from the call on (``arena.partner_truth.tell``; five-handed): ``--told-partner``, a yardstick
+            that cheats. The other seats see their plain observations.
     """
     s = engine.init_state(rules, seeds=seeds)
     b, p = s.batch_size, rules.num_players
@@ -168,7 +172,8 @@ def collect(
             skipped += int(forced[mine].sum())
             mine = mine[~forced[mine]]
         if mine.size:
-            a, logp = learner(obs[mine], masks[mine])
+            seen = told_obs(obs, sub, turn, rules)[mine] if told else obs[mine]
+            a, logp = learner(seen, masks[mine])
             acts[mine] = a
             tables, seats = live[mine], turn[mine]
             new_rows = rows_so_far + np.arange(mine.size)
@@ -179,7 +184,7 @@ def collect(
             rows_so_far += mine.size
             if counterfactual is not None:
                 branches.append(branch(sub, mine, new_rows, live, turn, masks, bits, rules, value_play))
-            for key, value in (("obs", obs[mine]), ("hidden", others_hands(sub, turn)[mine]),
+            for key, value in (("obs", seen), ("hidden", others_hands(sub, turn)[mine]),
                                ("masks", masks[mine]), ("actions", a), ("table", tables),
                                ("seat", seats.astype(np.int64)), ("logp", logp)):  # fmt: skip
                 parts[key].append(value)
@@ -202,9 +207,17 @@ def collect(
     cat = {k: np.concatenate(v) if v else empty[k] for k, v in parts.items()}
     q = None
     if counterfactual is not None:
-        q = action_values(branches, n, controllers, counterfactual, opponents, rng, rules, zero_sum, critic)
+        q = action_values(branches, n, controllers, counterfactual, opponents, rng, rules, zero_sum, critic, told)
     return Rollout(**cat, reward=reward, next_idx=next_idx, steps=np.asarray(steps, np.int64),
                    points=points, decisions=decisions, forced=skipped, q=q)  # fmt: skip
+
+
+def told_obs(obs: np.ndarray, s: State, turn: np.ndarray, rules: RulesConfig) -> np.ndarray:
+    """``obs`` (B, D) of seats ``turn`` (B,) at tables ``s`` with the hidden partner marked (a copy):
+    :func:`arena.partner_truth.tell`."""
+    from arena.partner_truth import tell
+
+    return tell(obs, s, turn, rules)
 
 
 def play_opponents(acts: np.ndarray, obs: np.ndarray, masks: np.ndarray, ctrl: np.ndarray,
@@ -241,14 +254,15 @@ def branch(sub: State, mine: np.ndarray, rows: np.ndarray, live: np.ndarray, tur
 
 def action_values(branches: list[Branch], n: int, controllers: np.ndarray, learner: LearnerAct,
                   opponents: Sequence[Policy], rng: np.random.Generator, rules: RulesConfig,
-                  zero_sum: bool, critic: SeatValue | None = None) -> np.ndarray:  # fmt: skip
+                  zero_sum: bool, critic: SeatValue | None = None, told: bool = False) -> np.ndarray:  # fmt: skip
     """float32 (n, A): each copy of :func:`branch` played on by its table's policies, the acting seat's value at
     its row and action; NaN where no copy was made.
 
     Without ``critic`` every copy is played to the end of the hand and valued by the seat's reward. With it a
     copy stops where its seat next has a choice (or at the end of the hand, valued by the reward) and is valued
     there by ``critic`` (the seat's observation and the other hands): fewer moves per copy, a learned estimate
-    of the rest instead of one sample of it.
+    of the rest instead of one sample of it. ``told``: the learner and the critic see the hidden partner, as in
+    :func:`collect`.
     """
     q = np.full((n, NUM_ACTIONS), np.nan, np.float32)
     if not branches or not sum(b[1].size for b in branches):
@@ -268,7 +282,9 @@ def action_values(branches: list[Branch], n: int, controllers: np.ndarray, learn
             stop = (turn == seat[live]) & (np.bitwise_count(bits) > 1)
             if stop.any():
                 at = sub.take(np.flatnonzero(stop))
-                value[live[stop]] = critic(encode(at, turn[stop], rules, dtype=np.uint8), others_hands(at, turn[stop]))
+                seen = encode(at, turn[stop], rules, dtype=np.uint8)
+                seen = told_obs(seen, at, turn[stop], rules) if told else seen
+                value[live[stop]] = critic(seen, others_hands(at, turn[stop]))
                 go = np.flatnonzero(~stop)
                 if not go.size:
                     continue
@@ -276,12 +292,14 @@ def action_values(branches: list[Branch], n: int, controllers: np.ndarray, learn
         masks = engine.expand(base, bits)
         acts = masks.argmax(axis=1)  # forced moves need no policy
         ask = np.flatnonzero(np.bitwise_count(bits) > 1)
-        obs, ask_masks = encode(sub.take(ask), turn[ask], rules, dtype=np.uint8), masks[ask]
+        asked = sub.take(ask)
+        obs, ask_masks = encode(asked, turn[ask], rules, dtype=np.uint8), masks[ask]
         ctrl = ctrl_of[live[ask], turn[ask]]
         chosen = acts[ask]
         mine = np.flatnonzero(ctrl < 0)
         if mine.size:
-            chosen[mine] = learner(obs[mine], ask_masks[mine])[0]
+            seen = told_obs(obs, asked, turn[ask], rules)[mine] if told else obs[mine]
+            chosen[mine] = learner(seen, ask_masks[mine])[0]
         play_opponents(chosen, obs, ask_masks, ctrl, opponents, rng)
         acts[ask] = chosen
         engine.step_rows(s, live, acts, rules)
