@@ -138,6 +138,13 @@ SOURCES: dict[str, tuple[str, str]] = {
             "--out docs/results/compare_five_handed_40"
         ),
     ),
+    "compare_five_handed_120": (
+        "docs/results/compare_five_handed_120/compare.json",
+        (
+            "euchre compare-learners --deal-set five_handed-v1 --learners dmc --minutes 120 "
+            "--out docs/results/compare_five_handed_120"
+        ),
+    ),
     "ray_scaling": (
         "docs/results/ray_scaling/scaling.json",
         "python benchmarks/bench_ray.py scaling --seconds 45 --out docs/results/ray_scaling",
