@@ -2,8 +2,9 @@
 
 A yardstick like the open-card player (:mod:`arena.open_cards`): the agent is told who holds the
 called card from the call on, and plays a duplicate match against itself untold (or against
-``--against``, untold), on the same deals and seat rotations as ``euchre eval`` (:func:`arena.evaluate.seat_patterns`: one seat told, four
-untold, the told seat moved round the table, then the other way about). It cheats, so it is no agent
+``--against``, untold), on the same deals and seat rotations as ``euchre eval``
+(:func:`arena.evaluate.seat_patterns`: one seat told, four untold, the told seat moved round the table,
+then the other way about). It cheats, so it is no agent
 to play with; the difference says how much of an agent's hidden information the partnership is, and
 so how much a belief over the partner could give it at most (``euchre partner-bench`` scores the
 beliefs).
@@ -154,13 +155,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                args.seed, against=args.against)  # fmt: skip
     except ValueError as err:
         parser.error(str(err))
-    print(f"{args.agent} told the partner - {args.against or 'itself'} untold, five_handed, {args.deals} deals of seed {args.seed}: "
+    print(f"{args.agent} told the partner - {args.against or 'itself'} untold, five_handed, {args.deals} deals "
+          f"of seed {args.seed}: "
           f"{relative.mean:+.3f} ± {relative.ci95:.3f} relative points per hand ({points.mean:+.3f} ± "
           f"{points.ci95:.3f} points)")  # fmt: skip
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         report = {"command": "euchre analyse partner-truth " + shlex.join(argv if argv is not None else sys.argv[1:]),
-                  "agent": args.agent, "against": args.against or args.agent, "deals": args.deals, "seed": args.seed, "seconds": time.perf_counter() - start,
+                  "agent": args.agent, "against": args.against or args.agent, "deals": args.deals, "seed": args.seed,
+                  "seconds": time.perf_counter() - start,
                   "relative": {"mean": relative.mean, "ci95": relative.ci95},
                   "points": {"mean": points.mean, "ci95": points.ci95}}  # fmt: skip
         tmp = out / (REPORT + ".tmp")

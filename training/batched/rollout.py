@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from arena.partner_truth import tell
 from euchre_env import engine
 from euchre_env.actions import NUM_ACTIONS, Phase
 from euchre_env.encoding import encode, obs_layout
@@ -172,7 +173,7 @@ def collect(
             skipped += int(forced[mine].sum())
             mine = mine[~forced[mine]]
         if mine.size:
-            seen = told_obs(obs, sub, turn, rules)[mine] if told else obs[mine]
+            seen = tell(obs, sub, turn, rules)[mine] if told else obs[mine]
             a, logp = learner(seen, masks[mine])
             acts[mine] = a
             tables, seats = live[mine], turn[mine]
@@ -210,14 +211,6 @@ def collect(
         q = action_values(branches, n, controllers, counterfactual, opponents, rng, rules, zero_sum, critic, told)
     return Rollout(**cat, reward=reward, next_idx=next_idx, steps=np.asarray(steps, np.int64),
                    points=points, decisions=decisions, forced=skipped, q=q)  # fmt: skip
-
-
-def told_obs(obs: np.ndarray, s: State, turn: np.ndarray, rules: RulesConfig) -> np.ndarray:
-    """``obs`` (B, D) of seats ``turn`` (B,) at tables ``s`` with the hidden partner marked (a copy):
-    :func:`arena.partner_truth.tell`."""
-    from arena.partner_truth import tell
-
-    return tell(obs, s, turn, rules)
 
 
 def play_opponents(acts: np.ndarray, obs: np.ndarray, masks: np.ndarray, ctrl: np.ndarray,
@@ -283,7 +276,7 @@ def action_values(branches: list[Branch], n: int, controllers: np.ndarray, learn
             if stop.any():
                 at = sub.take(np.flatnonzero(stop))
                 seen = encode(at, turn[stop], rules, dtype=np.uint8)
-                seen = told_obs(seen, at, turn[stop], rules) if told else seen
+                seen = tell(seen, at, turn[stop], rules) if told else seen
                 value[live[stop]] = critic(seen, others_hands(at, turn[stop]))
                 go = np.flatnonzero(~stop)
                 if not go.size:
@@ -298,7 +291,7 @@ def action_values(branches: list[Branch], n: int, controllers: np.ndarray, learn
         chosen = acts[ask]
         mine = np.flatnonzero(ctrl < 0)
         if mine.size:
-            seen = told_obs(obs, asked, turn[ask], rules)[mine] if told else obs[mine]
+            seen = tell(obs, asked, turn[ask], rules)[mine] if told else obs[mine]
             chosen[mine] = learner(seen, ask_masks[mine])[0]
         play_opponents(chosen, obs, ask_masks, ctrl, opponents, rng)
         acts[ask] = chosen
