@@ -27,6 +27,8 @@ The results files (:data:`SOURCES`), each with the command that wrote it:
 * ``docs/results/partner_policy/eval.json``: ``euchre eval`` of the two five-handed policies kept under
   ``docs/results/partner_policy/models/`` (each model file records the ``euchre train`` command that made it)
   against the shipped model;
+* ``docs/results/partner_truth_*/partner_truth.json``: ``euchre analyse partner-truth`` (its ``"command"``);
+  the policy trained told (``euchre train --told-partner``) is kept beside those two;
 * ``docs/results/leaderboard_four_handed/leaderboard.json``, ``docs/results/leaderboard_five_handed/
   leaderboard.json``: ``euchre leaderboard`` reports (their ``"command"``; the pairs they played are
   cached beside them, under ``pairs/``, so a rerun with one more agent plays only its pairs);
@@ -88,6 +90,13 @@ SOURCES: dict[str, tuple[str, str]] = {
         )
         for name, agent in (("model", "model:five_handed"), ("heuristic", "heuristic"))
     },
+    "partner_truth_told": (
+        "docs/results/partner_truth_told/partner_truth.json",
+        (
+            f"euchre analyse partner-truth --agent model:{PARTNER_MODELS}/told.safetensors --against "
+            f"model:{PARTNER_MODELS}/plain.safetensors --deals 10000 --seed 600 --out docs/results/partner_truth_told"
+        ),
+    ),
     "partner_policy": (
         "docs/results/partner_policy/eval.json",
         (
@@ -425,13 +434,19 @@ def table_partner_inputs() -> str:
 
 
 def table_partner_truth() -> str:
-    """What the truth of the partnership is worth to each agent (hidden-partner page)."""
-    rows = ["| agent told who the partner is | against itself untold: relative points per hand | points | deals | command |",
-            "|---|---:|---:|---:|---|"]  # fmt: skip
-    for name in ("model", "heuristic"):
+    """What the truth of the partnership is worth to each agent, and to a policy trained told (hidden-partner
+    page)."""
+    label = {f"model:{PARTNER_MODELS}/told.safetensors": "policy trained told (`--told-partner`)",
+             f"model:{PARTNER_MODELS}/plain.safetensors": "the same training untold"}  # fmt: skip
+    rows = ["| agent told who the partner is | against, untold | relative points per hand | points | deals | command |",
+            "|---|---|---:|---:|---:|---|"]  # fmt: skip
+    for name in ("model", "heuristic", "told"):
         data = load(f"partner_truth_{name}")
-        rows.append(f"| {_label(data['agent'])} | {_pm(data['relative'])} | {_pm(data['points'])} | "
-                    f"{data['deals']:,} | `{command_of(f'partner_truth_{name}', data)}` |")  # fmt: skip
+        agent, against = data["agent"], data.get("against", data["agent"])
+        who = label.get(agent, _label(agent))
+        rows.append(f"| {who} | {'itself' if against == agent else label.get(against, _label(against))} | "
+                    f"{_pm(data['relative'])} | {_pm(data['points'])} | {data['deals']:,} | "
+                    f"`{command_of(f'partner_truth_{name}', data)}` |")  # fmt: skip
     return "\n".join(rows)
 
 
