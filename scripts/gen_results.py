@@ -150,7 +150,7 @@ SOURCES: dict[str, tuple[str, str]] = {
     "compare_five_handed_120": (
         "docs/results/compare_five_handed_120/compare.json",
         (
-            "euchre compare-learners --deal-set five_handed-v1 --learners dmc --minutes 120 "
+            "euchre compare-learners --deal-set five_handed-v1 --learners ppo dmc --minutes 120 "
             "--out docs/results/compare_five_handed_120"
         ),
     ),
