@@ -42,7 +42,13 @@ action_masks) -> (B, A)``; probabilities are renormalised over the legal actions
   (``partner_lab.noise``): the log-likelihood is then (W, G).
 * ``MixtureModel([(weight, model), ...])``: a population of players, each
   decision a weighted mixture of the models (which seat plays which model is
-  not tracked).
+  not tracked);
+* ``SeatMixtureModel([(weight, model), ...], epsilon)``: the same population
+  with the seats tracked, as it is dealt out: each seat plays one of the models
+  for the whole hand, drawn by the weights. A world's weight is then, per seat,
+  the weighted sum over models of the probability of all that seat's decisions
+  (a seat that plays at random shows it, and its plays stop counting as
+  evidence of intent). Its ``epsilon`` mixes each model with uniform play.
 """
 
 from __future__ import annotations
@@ -64,8 +70,8 @@ from euchre_env.infoset import history_action, rewind_to_deal
 from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
-__all__ = ["HeuristicModel", "LogitModel", "MixtureModel", "NoisyModel", "PolicyBelief", "UniformModel",
-           "history_log_likelihood"]  # fmt: skip
+__all__ = ["HeuristicModel", "LogitModel", "MixtureModel", "NoisyModel", "PolicyBelief", "SeatMixtureModel",
+           "UniformModel", "history_log_likelihood", "with_noise"]  # fmt: skip
 
 _MAX_WORLDS = 1 << 16  # worlds replayed at once
 
@@ -151,6 +157,9 @@ class NoisyModel:
     def __init__(self, base: ActionModel, epsilon: float | np.ndarray) -> None:
         if not isinstance(base, ActionModel):
             raise ValueError(f"base must be an ActionModel, got {type(base).__name__}")
+        if isinstance(base, SeatMixtureModel):
+            raise ValueError("base is a SeatMixtureModel: give it the noise itself, SeatMixtureModel(parts, "
+                             "epsilon), or use with_noise(model, epsilon), so that its seats stay tracked")  # fmt: skip
         eps = np.asarray(epsilon, dtype=np.float64)
         if isinstance(epsilon, bool) or eps.ndim > 1 or eps.size == 0 or not ((eps >= 0) & (eps <= 1)).all():
             raise ValueError(f"epsilon must be a number in [0, 1] or a 1-D array of them, got {epsilon!r}")
@@ -198,6 +207,45 @@ class MixtureModel:
 
     def __repr__(self) -> str:
         return f"MixtureModel({self.parts!r})"
+
+
+class SeatMixtureModel:
+    """A population whose seats each play one of ``parts`` for the whole hand (``ActionModel``).
+
+    Asked about one decision (``action_probs``) it is :class:`MixtureModel`;
+    :func:`history_log_likelihood` tracks the seats: a world weighs
+    ``prod over seats of sum_k w_k * P_k(that seat's decisions)``.
+
+    Args:
+        parts: ``[(weight, model), ...]`` with positive weights.
+        epsilon: noise mixed into every part (``NoisyModel``): a number in [0, 1] or a 1-D grid.
+    """
+
+    def __init__(self, parts: list[tuple[float, ActionModel]], epsilon: float | np.ndarray = 0.0) -> None:
+        if not parts or any(not isinstance(m, ActionModel) or isinstance(m, SeatMixtureModel) or not w > 0
+                            for w, m in parts):  # fmt: skip
+            raise ValueError(f"parts must be (positive weight, ActionModel) pairs, got {parts!r}")
+        total = sum(w for w, _ in parts)
+        self.parts = [(w / total, m) for w, m in parts]
+        self.epsilon = NoisyModel(self.parts[0][1], epsilon).epsilon  # checked there
+        self.noisy = [(w, NoisyModel(m, self.epsilon)) for w, m in self.parts]
+        label = f"{float(self.epsilon):g}" if self.epsilon.ndim == 0 else f"{self.epsilon.size} values"
+        self.name = ("seats(" + ",".join(f"{getattr(m, 'name', type(m).__name__)}={w:.2g}" for w, m in self.parts)
+                     + f")+eps {label}")  # fmt: skip
+
+    def action_probs(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Float64 (B, A), or (B, A, G) for a grid of epsilons: one decision, seat untracked."""
+        return sum(w * m.action_probs(observations, action_masks) for w, m in self.noisy)
+
+    def __repr__(self) -> str:
+        return f"SeatMixtureModel({self.parts!r}, epsilon={self.epsilon.tolist()})"
+
+
+def with_noise(model: ActionModel, epsilon: float | np.ndarray) -> ActionModel:
+    """``model`` mixed with uniform play: ``NoisyModel``, or for a ``SeatMixtureModel`` each of its parts."""
+    if isinstance(model, SeatMixtureModel):
+        return SeatMixtureModel(model.parts, epsilon)
+    return NoisyModel(model, epsilon)
 
 
 class PolicyBelief(PartnerBelief):
@@ -269,34 +317,55 @@ def history_log_likelihood(
     ``engine.step``; at every decision with more than one legal action, by a
     seat other than ``skip`` (W,) (-1: skip none), the model is asked from that
     seat's observation. A probability of 0 gives ``-inf``. A model with a grid
-    of ``G`` noise values (``NoisyModel``) gives (W, G).
+    of ``G`` noise values (``NoisyModel``, ``SeatMixtureModel``) gives (W, G).
+    A ``SeatMixtureModel`` is scored per seat and part, then mixed per seat.
     """
     eps = getattr(model, "epsilon", None)
     grid = () if eps is None or np.ndim(eps) == 0 else (np.size(eps),)
-    logw = np.zeros((worlds.batch_size, *grid))
+    parts = model.noisy if isinstance(model, SeatMixtureModel) else [(1.0, model)]
+    logw = np.zeros((worlds.batch_size, rules.num_players, len(parts), *grid))  # (W, seat, part[, G])
     cur, idx = rewind_to_deal(worlds, rules), np.arange(worlds.batch_size)
     while True:
         target = worlds.take(idx)
         here = (cur.phase == target.phase) & (cur.turn == target.turn)
         here &= (cur.trick_no == target.trick_no) & (cur.n_played == target.n_played)
         if here.all():
-            return logw
+            break
         go = np.flatnonzero(~here)
         cur, target, idx = cur.take(go), target.take(go), idx[go]
         taken = history_action(cur, target)
         asked = np.flatnonzero((cur.turn != skip[idx]) & (np.bitwise_count(cur.mask_bits) > 1))
         if asked.size:
-            logw[idx[asked]] += _log_probs(model, cur.take(asked), rules, taken[asked])
+            at, seat, s = idx[asked], cur.turn[asked].astype(np.int64), cur.take(asked)
+            inputs: dict[str, np.ndarray] = {}  # the seats' observations, encoded once for every part
+            for k, (_, part) in enumerate(parts):
+                logw[at, seat, k] += _log_probs(part, s, rules, taken[asked], inputs)
         cur = engine.step(cur, taken, rules)
+    if len(parts) == 1:
+        return logw[:, :, 0].sum(axis=1)
+    logp = np.log([w for w, _ in parts]).reshape((1, 1, -1) + (1,) * len(grid))
+    top = logw.max(axis=2, keepdims=True)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        per_seat = np.log(np.exp(logw + logp - safe).sum(axis=2)) + safe[:, :, 0]
+    return per_seat.sum(axis=1)
 
 
-def _log_probs(model: ActionModel, s: State, rules: RulesConfig, taken: np.ndarray) -> np.ndarray:
-    """Log of the model's probability of the ``taken`` (B,) actions at tables ``s``. Float64 (B,)."""
+def _log_probs(
+    model: ActionModel, s: State, rules: RulesConfig, taken: np.ndarray, inputs: dict[str, np.ndarray]
+) -> np.ndarray:
+    """Log of the model's probability of the ``taken`` (B,) actions at tables ``s``. Float64 (B,).
+
+    ``inputs`` caches the observations and masks of ``s`` for the next model asked about the same tables.
+    """
     fast = getattr(model, "state_log_probs", None)
     if fast is not None:
         return fast(s, rules, taken)
-    masks = engine.legal_action_mask(s, rules)
-    probs = np.asarray(model.action_probs(encode(s, s.turn, rules, np.uint8), masks), np.float64)
+    if not inputs:
+        inputs["masks"] = engine.legal_action_mask(s, rules)
+        inputs["obs"] = encode(s, s.turn, rules, np.uint8)
+    masks = inputs["masks"]
+    probs = np.asarray(model.action_probs(inputs["obs"], masks), np.float64)
     if probs.shape[:2] != masks.shape:
         raise ValueError(f"model.action_probs must return shape {masks.shape}, got {probs.shape}")
     on = masks.reshape(masks.shape + (1,) * (probs.ndim - 2))

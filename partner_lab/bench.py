@@ -20,8 +20,8 @@ against the truth:
 * ``exact``: rules-only, counted over every consistent deal (``ExactBelief``);
 * ``policy-true``: worlds weighted by the model of the players who played
   (``agents.beliefs.PolicyBelief``: the heuristic, the shipped model or their
-  mix with random, each mixed with uniform play by the ``epsilon`` fitted per
-  view kind on the fit hands);
+  mix with random, seats tracked as dealt (``SeatMixtureModel``), each mixed
+  with uniform play by the ``epsilon`` fitted per view kind on the fit hands);
 * ``policy-wrong``: the same with a wrong model (uniformly random players;
   for random players: the heuristic), no noise fitted;
 * ``learned``: the classifier trained on every population's training hands,
@@ -124,7 +124,7 @@ def player_models(rules: RulesConfig, agents: dict[str, float]) -> tuple[Any, An
     """``(true model without noise, wrong model, description)`` for the agents that played."""
     from agents import make_agent
     from agents.base import LogitAgent
-    from agents.beliefs import HeuristicModel, MixtureModel, UniformModel
+    from agents.beliefs import HeuristicModel, SeatMixtureModel, UniformModel
 
     def model(name: str) -> Any:
         if name == "heuristic":
@@ -138,7 +138,7 @@ def player_models(rules: RulesConfig, agents: dict[str, float]) -> tuple[Any, An
                          f"trained models, not {name!r}")  # fmt: skip
 
     total = sum(agents.values())
-    true = model(next(iter(agents))) if len(agents) == 1 else MixtureModel([(w / total, model(n)) for n, w in agents.items()])
+    true = model(next(iter(agents))) if len(agents) == 1 else SeatMixtureModel([(w / total, model(n)) for n, w in agents.items()])
     if set(agents) == {"random"}:
         return true, HeuristicModel(rules, 0.1), "true: uniform random; wrong: heuristic (eps 0.1)"
     return true, UniformModel(), f"true: {', '.join(agents)} with fitted noise; wrong: uniform random"
@@ -215,7 +215,7 @@ def train_learned(args: argparse.Namespace, out: Path, command: str) -> tuple[di
 
 def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
     """Play, believe, score; returns the report (also written to ``args.out``)."""
-    from agents.beliefs import NoisyModel, PolicyBelief
+    from agents.beliefs import PolicyBelief, with_noise
     from partner_lab.dataset import parse_mix
     from partner_lab.noise import fit_noise
     from training.runs import provenance, write_json
@@ -236,7 +236,7 @@ def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
         beliefs: dict[str, dict[str, PartnerBelief | None]] = {
             "uniform": dict.fromkeys(VIEWS, UniformBelief()),
             "exact": dict.fromkeys(VIEWS, ExactBelief()),
-            "policy-true": {v: PolicyBelief(NoisyModel(true_model, eps[v]), args.worlds, seed=args.seed) for v in VIEWS},
+            "policy-true": {v: PolicyBelief(with_noise(true_model, eps[v]), args.worlds, seed=args.seed) for v in VIEWS},
             "policy-wrong": dict.fromkeys(VIEWS, PolicyBelief(wrong_model, args.worlds, seed=args.seed)),
             "learned": dict.fromkeys(VIEWS, classifiers["all"]),
             **{f"learned-{q}": dict.fromkeys(VIEWS, c) for q, c in classifiers.items() if q != "all"},

@@ -5,7 +5,7 @@ probability of every observed decision under a model of the players. A
 model that is too sure of itself (a deterministic heuristic, a sharp
 softmax) gives a few worlds all the weight: with a finite number of worlds
 the belief is then confidently wrong. ``NoisyModel(base, epsilon)`` mixes
-the model with uniform play; :func:`fit_noise` picks ``epsilon`` from a grid
+the model with uniform play (``with_noise``: each part of a ``SeatMixtureModel``); :func:`fit_noise` picks ``epsilon`` from a grid
 by the belief's log-loss on positions of hands kept apart from the ones it
 is scored on, separately for the seat views and the public view (they weigh
 different decisions: the public view counts every seat's). Worlds are drawn
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import ActionModel
-from agents.beliefs import _MAX_WORLDS, NoisyModel, history_log_likelihood
+from agents.beliefs import _MAX_WORLDS, history_log_likelihood, with_noise
 from euchre_env.beliefs import (
     PUBLIC,
     check_observations,
@@ -41,7 +41,7 @@ def grid_beliefs(
     base: ActionModel, grid: Sequence[float], obs: np.ndarray, rules: RulesConfig, public: np.ndarray,
     n_worlds: int, rng: np.random.Generator,
 ) -> np.ndarray:  # fmt: skip
-    """The policy belief of ``NoisyModel(base, eps)`` for every ``eps`` in ``grid``, on the same worlds.
+    """The policy belief of ``with_noise(base, eps)`` for every ``eps`` in ``grid``, on the same worlds.
 
     Args:
         obs: (B, D) view observations; public: (B,) bool (``PartnerBelief.from_observations``).
@@ -54,7 +54,7 @@ def grid_beliefs(
     settled, open_ = settled_beliefs(obs, rules, public)
     p, g = rules.num_players, len(grid)
     probs = np.repeat(settled[:, :, None], g, axis=2)
-    model = NoisyModel(base, np.asarray(grid, dtype=np.float64))
+    model = with_noise(base, np.asarray(grid, dtype=np.float64))
     rows = np.flatnonzero(open_)
     step = max(1, _MAX_WORLDS // n_worlds)  # as PolicyBelief: the same worlds from the same generator
     for at in range(0, rows.size, step):

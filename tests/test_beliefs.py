@@ -9,7 +9,17 @@ import numpy as np
 import pytest
 from conftest import random_positions
 
-from agents.beliefs import HeuristicModel, LogitModel, MixtureModel, NoisyModel, PolicyBelief, UniformModel
+from agents.beliefs import (
+    HeuristicModel,
+    LogitModel,
+    MixtureModel,
+    NoisyModel,
+    PolicyBelief,
+    SeatMixtureModel,
+    UniformModel,
+    history_log_likelihood,
+    with_noise,
+)
 from agents.neural import NeuralAgent
 from euchre_env import cards, engine, make_rules
 from euchre_env.actions import Phase
@@ -400,6 +410,44 @@ def test_a_grid_of_noises_weighs_the_same_worlds_as_one_noise_at_a_time(rng: np.
         table = fit[kind]["grid"]
         assert [r["epsilon"] for r in table] == list(grid)
         assert fit[kind]["epsilon"] == min(table, key=lambda r: r["log_loss"])["epsilon"]
+
+
+
+def test_a_seat_mixture_mixes_each_seats_whole_history(rng: np.random.Generator) -> None:
+    """SeatMixtureModel: a world weighs prod over seats of sum_k w_k P_k(that seat's decisions), its noise on
+    every part; each seat's share is recovered from single models by leaving that seat out (``skip``)."""
+    from euchre_env.beliefs import sample_view_worlds, view_observations
+
+    s = random_positions(RULES, rng, 4)
+    s = s.take(rng.permutation(np.flatnonzero((s.called >= 0) & (s.revealed < 0)))[:6])
+    obs, _, public = view_observations(s, RULES, PUBLIC)
+    worlds = sample_view_worlds(obs.astype(bool), RULES, public, 8, np.random.default_rng(3))
+    none = np.full(worlds.batch_size, -1)
+    parts = [(1.0, HeuristicModel(RULES, epsilon=0.0)), (2.0, UniformModel())]
+    grid = np.array([0.1, 0.6])
+    got = history_log_likelihood(worlds, RULES, SeatMixtureModel(parts, grid), none)
+    assert got.shape == (worlds.batch_size, 2)
+    per_seat = np.zeros((worlds.batch_size, P, 2, 2))  # (W, seat, part, G)
+    for k, (_, m) in enumerate(parts):
+        total = history_log_likelihood(worlds, RULES, NoisyModel(m, grid), none)
+        for seat in range(P):
+            per_seat[:, seat, k] = total - history_log_likelihood(worlds, RULES, NoisyModel(m, grid),
+                                                                  np.full(worlds.batch_size, seat))
+    weights = np.array([1 / 3, 2 / 3])[None, None, :, None]
+    want = np.log((np.exp(per_seat) * weights).sum(axis=2)).sum(axis=1)
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+    untracked = history_log_likelihood(worlds, RULES, NoisyModel(MixtureModel(parts), grid), none)
+    assert not np.allclose(got, untracked), "tracking the seats changes the weights"
+    one = history_log_likelihood(worlds, RULES, SeatMixtureModel(parts, 0.6), none)
+    np.testing.assert_allclose(one, got[:, 1], rtol=1e-12)  # a grid column = that noise alone
+    same = SeatMixtureModel([(1.0, UniformModel()), (4.0, UniformModel())])
+    np.testing.assert_allclose(history_log_likelihood(worlds, RULES, same, none),
+                               history_log_likelihood(worlds, RULES, UniformModel(), none), rtol=1e-12)
+    assert isinstance(with_noise(same, 0.2), SeatMixtureModel) and with_noise(same, 0.2).epsilon == 0.2
+    with pytest.raises(ValueError, match="SeatMixtureModel"):
+        NoisyModel(same, 0.1)
+    with pytest.raises(ValueError, match="parts must be"):
+        SeatMixtureModel([(1.0, same)])
 
 
 # --- environments: the truth is opt-in ------------------------------------------------
