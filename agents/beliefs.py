@@ -344,11 +344,8 @@ def history_log_likelihood(
     if len(parts) == 1:
         return logw[:, :, 0].sum(axis=1)
     logp = np.log([w for w, _ in parts]).reshape((1, 1, -1) + (1,) * len(grid))
-    top = logw.max(axis=2, keepdims=True)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        per_seat = np.log(np.exp(logw + logp - safe).sum(axis=2)) + safe[:, :, 0]
-    return per_seat.sum(axis=1)
+    with np.errstate(invalid="ignore"):  # a seat whose every part gives -inf stays -inf
+        return np.logaddexp.reduce(logw + logp, axis=2).sum(axis=1)
 
 
 def _log_probs(
