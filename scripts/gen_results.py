@@ -147,6 +147,13 @@ SOURCES: dict[str, tuple[str, str]] = {
             "--out docs/results/compare_five_handed_40"
         ),
     ),
+    "compare_four_handed_120": (
+        "docs/results/compare_four_handed_120/compare.json",
+        (
+            "euchre compare-learners --deal-set four_handed-v1 --learners ppo dmc --minutes 120 "
+            "--out docs/results/compare_four_handed_120"
+        ),
+    ),
     "compare_five_handed_120": (
         "docs/results/compare_five_handed_120/compare.json",
         (
