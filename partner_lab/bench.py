@@ -138,7 +138,10 @@ def player_models(rules: RulesConfig, agents: dict[str, float]) -> tuple[Any, An
                          f"trained models, not {name!r}")  # fmt: skip
 
     total = sum(agents.values())
-    true = model(next(iter(agents))) if len(agents) == 1 else SeatMixtureModel([(w / total, model(n)) for n, w in agents.items()])
+    if len(agents) == 1:
+        true = model(next(iter(agents)))
+    else:
+        true = SeatMixtureModel([(w / total, model(n)) for n, w in agents.items()])
     if set(agents) == {"random"}:
         return true, HeuristicModel(rules, 0.1), "true: uniform random; wrong: heuristic (eps 0.1)"
     return true, UniformModel(), f"true: {', '.join(agents)} with fitted noise; wrong: uniform random"

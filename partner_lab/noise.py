@@ -5,7 +5,8 @@ probability of every observed decision under a model of the players. A
 model that is too sure of itself (a deterministic heuristic, a sharp
 softmax) gives a few worlds all the weight: with a finite number of worlds
 the belief is then confidently wrong. ``NoisyModel(base, epsilon)`` mixes
-the model with uniform play (``with_noise``: each part of a ``SeatMixtureModel``); :func:`fit_noise` picks ``epsilon`` from a grid
+the model with uniform play (``with_noise`` mixes each part of a
+``SeatMixtureModel``); :func:`fit_noise` picks ``epsilon`` from a grid
 by the belief's log-loss on positions of hands kept apart from the ones it
 is scored on, separately for the seat views and the public view (they weigh
 different decisions: the public view counts every seat's). Worlds are drawn

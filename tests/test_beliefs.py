@@ -412,7 +412,6 @@ def test_a_grid_of_noises_weighs_the_same_worlds_as_one_noise_at_a_time(rng: np.
         assert fit[kind]["epsilon"] == min(table, key=lambda r: r["log_loss"])["epsilon"]
 
 
-
 def test_a_seat_mixture_mixes_each_seats_whole_history(rng: np.random.Generator) -> None:
     """SeatMixtureModel: a world weighs prod over seats of sum_k w_k P_k(that seat's decisions), its noise on
     every part; each seat's share is recovered from single models by leaving that seat out (``skip``)."""
