@@ -38,13 +38,15 @@ from euchre_env.infoset import onehot_index, pieces, public_state, trick_leaders
 from euchre_env.rules import NUM_TRICKS, RulesConfig
 
 PLAY_FEATURES = 11
-GROUPS = ("exact", "plays", "bidding", "called", "view", "hand")
+CHOICE_FEATURES = 9
+GROUPS = ("exact", "plays", "choices", "bidding", "called", "view", "hand")
 
 
 def group_sizes(num_players: int = 5) -> dict[str, int]:
     """The length of each group of :data:`GROUPS` (module docstring)."""
     p, t, c = num_players, NUM_TRICKS, cards.NUM_CARDS
-    return {"exact": 2 * (p + 1), "plays": t * p * PLAY_FEATURES, "bidding": 3 * p + 5,
+    return {"exact": 2 * (p + 1), "plays": t * p * PLAY_FEATURES,
+            "choices": (t + 1) * p * CHOICE_FEATURES, "bidding": 3 * p + 5,
             "called": 9 + cards.NUM_RANKS + 1, "view": p + 1 + t + 1, "hand": c}  # fmt: skip
 
 
@@ -121,12 +123,21 @@ def belief_features(obs: np.ndarray, public: np.ndarray, rules: RulesConfig, exa
     winner = s.trick_winner.astype(np.int64)
     won = (winner[:, :, None] >= 0) & (((winner - maker[:, None]) % p)[:, :, None] == np.arange(p))
     is_trump = order > 0
+    # choices: what a follower did against a card it held (played later; or the called card, if it has it)
+    args = (tr, card, played, eff, led, pos, strength, best_val)
+    later = np.arange(NUM_TRICKS)[None, :] > np.arange(NUM_TRICKS)[:, None]  # [k, l]: trick l after trick k
+    _, could_win, higher_loser, dearer_win = _choices_against(card[:, None], later[None, :, :, None] & played[:, None], *args)
+    called_card = np.maximum(s.called.astype(np.int64), 0)[:, None, None, None]
+    c_legal, c_win, c_loser, c_dearer = _choices_against(called_card, np.ones((1, 1, 1, 1), bool), *args)
     plays = np.stack([
         played, played & (pos == 0), follow, failed, failed & is_trump, won & played, maker_winning, took & (pos > 0),
         played & is_trump, np.where(played, order / 8.0, 0.0),
         np.where(played & ~is_trump, cards.CARD_RANK[card] / 6.0, 0.0),
     ], axis=3)  # fmt: skip
     parts.append(plays.reshape(n, -1))
+    choices = np.stack([could_win, could_win & maker_winning, higher_loser, dearer_win,
+                        c_legal, c_win, c_win & maker_winning, c_loser, c_dearer], axis=3)  # fmt: skip
+    parts += [choices.reshape(n, -1), choices.sum(axis=1).reshape(n, -1) / 2.0]  # per trick, then per seat
 
     # bidding
     def maker_frame(onehot: np.ndarray) -> np.ndarray:
@@ -164,3 +175,36 @@ def belief_features(obs: np.ndarray, public: np.ndarray, rules: RulesConfig, exa
     out = np.concatenate([np.asarray(x, np.float32).reshape(n, -1) for x in parts], axis=1)
     assert out.shape[1] == num_features(p), (out.shape, num_features(p))
     return out
+
+
+def _card_value(tr: np.ndarray, card: np.ndarray) -> np.ndarray:
+    """A card's worth to its holder, int64 (shape of ``card``): trump above every plain card, then rank."""
+    order = cards.TRUMP_ORDER[tr, card].astype(np.int64)
+    return np.where(order > 0, 100 + order, cards.CARD_RANK[card])
+
+
+def _choices_against(
+    alt: np.ndarray, held: np.ndarray, tr: np.ndarray, card: np.ndarray, played: np.ndarray, eff: np.ndarray,
+    led: np.ndarray, pos: np.ndarray, strength: np.ndarray, best_val: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """What each follower chose over alternative cards it held, per trick and seat, bool (N, T, P) each.
+
+    ``alt`` int and ``held`` bool, both broadcastable to (N, T, L, P): ``L`` alternative cards per trick
+    ``k`` and seat, and whether each counts (the seat had it at trick ``k``). Returns ``(legal, could_win,
+    higher_loser, dearer_win)``: an alternative was a legal play there (of the suit led, or the seat failed
+    to follow); the seat did not take the lead but an alternative would have; it lost with a card worth
+    more than an alternative that would also have lost; it took the lead with more than it needed. The
+    other arguments are :func:`belief_features`' (maker frame, (N, T, P); ``led`` (N, T); ``tr`` (N, 1, 1)).
+    """
+    tr4 = tr[:, :, :, None]
+    s_alt = cards.STRENGTH[tr4, np.maximum(led, 0)[:, :, None, None], alt + 1]  # its strength in trick k
+    following = played & (pos > 0) & (led[:, :, None] >= 0)
+    failed = (eff != led[:, :, None])[:, :, None, :]
+    legal = held & following[:, :, None, :] & ((cards.EFFECTIVE_SUIT[tr4, alt] == led[:, :, None, None]) | failed)
+    beats = s_alt > best_val[:, :, None, :]
+    cheaper = _card_value(tr4, alt) < _card_value(tr, card)[:, :, None, :]
+    took = strength > best_val
+    could_win = ~took & (legal & beats).any(axis=2)
+    higher_loser = ~took & (legal & ~beats & cheaper).any(axis=2)
+    dearer_win = took & (legal & beats & (s_alt < strength[:, :, None, :])).any(axis=2)
+    return legal.any(axis=2), could_win, higher_loser, dearer_win

@@ -12,8 +12,9 @@ their ``(B, P + 1)`` layout, for a seat or the public view.
 
 How: the view's counted rules-only belief ``e`` (``ExactBelief``) and the
 evidence of the hand (:mod:`agents.partner_features`: plays by trick and
-seat, bidding, the called card, the view, the viewer's hand; seats counted
-from the maker, suits relative to trump) go through a small network whose
+seat, what each follower chose over cards it held, bidding, the called card,
+the view, the viewer's hand; seats counted from the maker, suits relative to
+trump) go through a small network whose
 output is added to ``log e``: ``probs = softmax((net(x) + log e) / T)`` over
 the classes counting allows, in the maker's frame, then turned to the viewer's.
 A network that outputs zeros is exactly the counted belief; training learns
@@ -66,7 +67,7 @@ from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
 FORMAT = "euchre-env-partner-classifier"
-VERSION = 2
+VERSION = 3  # 3: the feature group ``choices``
 LOG_FLOOR = 1e-6  # the counted probability below which a class is impossible
 
 

@@ -113,6 +113,76 @@ def test_features_say_who_played_led_won_and_failed_to_follow_in_the_makers_fram
             exact, (s.maker.astype(np.int64) - viewer) % P)))  # fmt: skip
 
 
+
+def _power(trump: int, card: int, led: int) -> int:
+    """A card's power in a trick led in suit ``led`` (0: it cannot win), from the rules: trump, then suit."""
+    if cards.TRUMP_ORDER[trump, card] > 0:
+        return 100 + int(cards.TRUMP_ORDER[trump, card])
+    return 1 + int(cards.CARD_RANK[card]) if cards.EFFECTIVE_SUIT[trump, card] == led else 0
+
+
+def _worth(trump: int, card: int) -> int:
+    order = int(cards.TRUMP_ORDER[trump, card])
+    return 100 + order if order > 0 else int(cards.CARD_RANK[card])
+
+
+def _against(trump: int, led: int, card: int, best: int, maker_winning: bool, alts: list[int]) -> list[bool]:
+    """A follower that played ``card`` onto ``best`` while holding ``alts``: [an alt was legal, could have
+    won, the same while the maker was winning, lost with more than a losing alt, won with more than needed]."""
+    fails = cards.EFFECTIVE_SUIT[trump, card] != led
+    legal = [a for a in alts if fails or cards.EFFECTIVE_SUIT[trump, a] == led]
+    mine = _power(trump, card, led)
+    took = mine > best
+    win = not took and any(_power(trump, a, led) > best for a in legal)
+    loser = not took and any(_power(trump, a, led) <= best and _worth(trump, a) < _worth(trump, card) for a in legal)
+    dearer = took and any(best < _power(trump, a, led) < mine for a in legal)
+    return [bool(legal), win, win and maker_winning, loser, dearer]
+
+
+def _choices_by_hand(s, row: int) -> np.ndarray:
+    """The ``choices`` flags of one table by plain loops over its full record: (T, P, 9), maker frame."""
+    trump, maker, called = int(s.trump[row]), int(s.maker[row]), int(s.called[row])
+    out = np.zeros((5, P, 9))
+    leader = (int(s.dealer[row]) + 1) % P
+    for t in range(5):
+        if s.trick_cards[row, t, leader] < 0:
+            break
+        led = cards.EFFECTIVE_SUIT[trump, s.trick_cards[row, t, leader]]
+        best, best_seat = -1, -1
+        for seat in [(leader + i) % P for i in range(P)]:
+            card = int(s.trick_cards[row, t, seat])
+            if card < 0:
+                break
+            if seat != leader:
+                j, args = (seat - maker) % P, (trump, led, card, best, best_seat == maker)
+                out[t, j, :4] = _against(*args, [c for c in s.trick_cards[row, t + 1 :, seat] if c >= 0])[1:]
+                out[t, j, 4:] = _against(*args, [called])
+            if _power(trump, card, led) > best:
+                best, best_seat = _power(trump, card, led), seat
+        leader = int(s.trick_winner[row, t])
+    return out
+
+
+def test_choices_say_what_a_follower_did_against_cards_it_held(data):
+    """The ``choices`` group against plain loops over the full record: a card a seat plays later was in its
+    hand (could it have won, lost cheaper, won cheaper?), and so was the called card if it is the partner."""
+    s = engine.init_state(RULES, 256, rng=np.random.default_rng(7))
+    rng = np.random.default_rng(8)
+    for _ in range(28):
+        masks = engine.legal_action_mask(s, RULES)
+        s = engine.step(s, (rng.random(masks.shape) * masks).argmax(axis=1), RULES)
+    s = s.take(np.flatnonzero((s.called >= 0) & ~s.alone & ~engine.is_done(s)))
+    assert s.batch_size > 50
+    sl = group_slices(P)
+    obs, public = check_observations(encode(s, 1, RULES, np.uint8), RULES, np.zeros(s.batch_size, bool))
+    x = belief_features(obs, public, RULES, ExactBelief().from_observations(obs, RULES, public).probs)
+    per_trick = x[:, sl["choices"]][:, : 5 * P * 9].reshape(s.batch_size, 5, P, 9)
+    for row in range(s.batch_size):
+        np.testing.assert_array_equal(per_trick[row], _choices_by_hand(s, row), err_msg=f"table {row}")
+    np.testing.assert_allclose(x[:, sl["choices"]][:, 5 * P * 9 :], per_trick.sum(axis=1).reshape(s.batch_size, -1) / 2)
+    assert per_trick[..., [0, 2, 5, 7]].any(axis=(1, 2)).mean() > 0.3  # random players make such choices often
+
+
 def test_the_rules_certainties_are_imposed_whatever_the_network_says(data):
     """A random network still gives: maker 0, holder certain, revealer certain, lone maker certain."""
     clf = PartnerClassifier((build_classifier(new_config(RULES, [16])), new_config(RULES, [16])))
