@@ -62,6 +62,26 @@ def group_slices(num_players: int = 5) -> dict[str, slice]:
     return {g: slice(int(e - sizes[g]), int(e)) for g, e in zip(GROUPS, ends, strict=True)}
 
 
+def seat_columns(num_players: int = 5) -> np.ndarray:
+    """Int64 (P, S): the columns of each maker-frame seat's own features, seat ``j`` in row ``j``.
+
+    Its counted probability and log, its plays and choices in every trick, its choices' sums, whether it
+    passed in each round and dealt, and whether it is the viewer: the inputs a network shared by the
+    seats reads for each (``agents.partner_model``).
+    """
+    p, t, sl = num_players, NUM_TRICKS, group_slices(num_players)
+    rows = []
+    for j in range(p):
+        own = [sl["exact"].start + j, sl["exact"].start + p + 1 + j]
+        own += [sl["plays"].start + (k * p + j) * PLAY_FEATURES + f for k in range(t) for f in range(PLAY_FEATURES)]
+        own += [sl["choices"].start + (k * p + j) * CHOICE_FEATURES + f
+                for k in range(t + 1) for f in range(CHOICE_FEATURES)]  # fmt: skip
+        own += [sl["bidding"].start + j, sl["bidding"].start + p + j, sl["bidding"].start + 2 * p + j]
+        own += [sl["view"].start + j]
+        rows.append(own)
+    return np.array(rows, dtype=np.int64)
+
+
 def maker_seat(obs: np.ndarray, rules: RulesConfig) -> np.ndarray:
     """int64 (N,): the maker's seat relative to the viewer (0 where none has declared)."""
     return np.maximum(onehot_index(pieces(obs, rules)("maker")), 0)

@@ -11,14 +11,21 @@ policy-based beliefs: ``clf(state, rules, viewer)`` gives absolute seats in
 their ``(B, P + 1)`` layout, for a seat or the public view.
 
 How: the view's counted rules-only belief ``e`` (``ExactBelief``) and the
-evidence of the hand (:mod:`agents.partner_features`: plays by trick and
-seat, what each follower chose over cards it held, bidding, the called card,
-the view, the viewer's hand; seats counted from the maker, suits relative to
-trump) go through a small network whose
-output is added to ``log e``: ``probs = softmax((net(x) + log e) / T)`` over
-the classes counting allows, in the maker's frame, then turned to the viewer's.
-A network that outputs zeros is exactly the counted belief; training learns
-what bids and plays say beyond the rules. ``T`` is fitted on held-out hands.
+evidence of the hand ``x`` (:mod:`agents.partner_features`: plays by trick
+and seat, what each follower chose over cards it held, bidding, the called
+card, the view, the viewer's hand; seats counted from the maker, suits
+relative to trump) go through a small network whose output is added to
+``log e``: ``probs = softmax((net(x) + log e) / T)`` over the classes
+counting allows, in the maker's frame, then turned to the viewer's. A network
+that outputs zeros is exactly the counted belief; training learns what bids
+and plays say beyond the rules. ``T`` is fitted on held-out hands.
+
+The network is shared by the seats (:func:`network_logits`): a *context* MLP
+reads all of ``x``; for each maker-frame seat ``j`` a *seat* MLP reads that
+seat's own features (``partner_features.seat_columns``: its plays, choices and
+bids), ``j`` one-hot and the context, and gives seat ``j``'s logit; a linear
+layer of the context gives "no partner". The same weights read every seat, so
+what a seat's play says about it is learned from every seat's plays.
 
 What the rules settle is never left to the network
 (``euchre_env.beliefs.settled_beliefs``): the maker's seat gets 0, a seat
@@ -58,6 +65,7 @@ from agents.partner_features import (
     group_slices,
     maker_seat,
     num_features,
+    seat_columns,
     to_maker_frame,
     to_viewer_frame,
 )
@@ -67,13 +75,17 @@ from euchre_env.rules import RulesConfig
 from euchre_env.state import State
 
 FORMAT = "euchre-env-partner-classifier"
-VERSION = 3  # 3: the feature group ``choices``
+VERSION = 4  # 3: the feature group ``choices``; 4: the network shared by the seats
+CONTEXT = (256, 64)  # the context MLP's layers
 LOG_FLOOR = 1e-6  # the counted probability below which a class is impossible
 
 
 @dataclass(frozen=True)
 class PartnerConfig:
-    """How to rebuild a classifier: ``features (N, num_features) -> hidden -> logits (N, num_players + 1)``.
+    """How to rebuild a classifier: ``features (N, num_features) -> logits (N, num_players + 1)``.
+
+    ``context``: the context MLP's layer sizes (its last is the context's size); ``hidden``: the seat
+    MLP's hidden layers (module docstring).
 
     ``dropped`` names feature groups (``agents.partner_features.GROUPS``) the
     network does not see (zeroed): what an input buys is measured this way.
@@ -83,6 +95,7 @@ class PartnerConfig:
     obs_size: int
     num_features: int
     hidden: list[int]
+    context: list[int] = field(default_factory=lambda: list(CONTEXT))
     num_players: int = 5
     temperature: float = 1.0  # logits are divided by it (fitted on held-out hands: calibration)
     dropped: list[str] = field(default_factory=list)
@@ -107,14 +120,15 @@ class PartnerConfig:
             raise ValueError(
                 f"{source}: version {raw.get('version')!r} is not supported (expected {VERSION})"
             )
-        keys = {"rules", "obs_size", "num_features", "hidden", "num_players", "temperature", "dropped",
-                "provenance", "format", "version"}  # fmt: skip
+        keys = {"rules", "obs_size", "num_features", "hidden", "context", "num_players", "temperature",
+                "dropped", "provenance", "format", "version"}  # fmt: skip
         if set(raw) != keys:
             raise ValueError(f"{source}: config keys {sorted(raw)} differ from {sorted(keys)}")
-        hidden = raw["hidden"]
-        if not isinstance(hidden, list) or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0
-                                                   for h in hidden):  # fmt: skip
-            raise ValueError(f"{source}: hidden must be a list of positive ints, got {hidden!r}")
+        for key in ("hidden", "context"):
+            sizes = raw[key]
+            if not isinstance(sizes, list) or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0
+                                                      for h in sizes) or (key == "context" and not sizes):  # fmt: skip
+                raise ValueError(f"{source}: {key} must be a list of positive ints, got {sizes!r}")
         t = raw["temperature"]
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t < 100:
             raise ValueError(f"{source}: temperature must be a number in (0, 100), got {t!r}")
@@ -134,14 +148,40 @@ class PartnerConfig:
         return config
 
 
+def _layer_sizes(config: PartnerConfig) -> dict[str, list[int]]:
+    """Each part of the network (module docstring) as its MLP's layer sizes."""
+    p, ctx = config.num_players, config.context[-1]
+    return {"context": [config.num_features, *config.context],
+            "seat": [len(seat_columns(p)[0]) + p + ctx, *config.hidden, 1], "none": [ctx, 1]}  # fmt: skip
+
+
 def build_classifier(config: PartnerConfig) -> Any:
-    """The network a config describes; its last layer starts at zero (the counted belief exactly)."""
+    """The network a config describes (a ``ModuleDict`` of MLPs, :func:`network_logits` runs it); its last
+    layers start at zero (the counted belief exactly)."""
     import torch
 
-    net = build_mlp([config.num_features, *config.hidden, config.num_players + 1], "relu")
-    torch.nn.init.zeros_(net[-1].weight)
-    torch.nn.init.zeros_(net[-1].bias)
+    sizes = _layer_sizes(config)
+    net = torch.nn.ModuleDict({
+        "context": torch.nn.Sequential(build_mlp(sizes["context"], "relu"), torch.nn.ReLU()),
+        "seat": build_mlp(sizes["seat"], "relu"),
+        "none": build_mlp(sizes["none"], "relu"),
+    })  # fmt: skip
+    for last in (net["seat"][-1], net["none"][-1]):
+        torch.nn.init.zeros_(last.weight)
+        torch.nn.init.zeros_(last.bias)
     return net
+
+
+def network_logits(net: Any, x: Any, columns: Any) -> Any:
+    """``net(x)``: float tensor (N, P + 1) of features ``x`` (N, F), maker frame; ``columns`` (P, S) int64
+    tensor, each seat's own features (``partner_features.seat_columns``)."""
+    import torch
+
+    n, p = x.shape[0], columns.shape[0]
+    context = net["context"](x)  # (N, C)
+    seats = torch.cat([x[:, columns], torch.eye(p, dtype=x.dtype).expand(n, p, p),
+                       context[:, None, :].expand(n, p, context.shape[1])], dim=2)  # fmt: skip
+    return torch.cat([net["seat"](seats)[:, :, 0], net["none"](context)], dim=1)
 
 
 def new_config(
@@ -154,7 +194,7 @@ def new_config(
     if unknown:
         raise ValueError(f"dropped must name feature groups {list(GROUPS)}, got {unknown}")
     return PartnerConfig(rules_metadata(rules), obs_layout(rules).size, num_features(rules.num_players),
-                         list(hidden), rules.num_players, dropped=list(dropped),
+                         list(hidden), list(CONTEXT), rules.num_players, dropped=list(dropped),
                          provenance=dict(provenance or {}))  # fmt: skip
 
 
@@ -185,6 +225,7 @@ class PartnerClassifier(PartnerBelief):
         else:
             self.net, self.config = _load(Path(source))
         self.rules = rules_from_metadata(self.config.rules)
+        self.columns = seat_columns(self.rules.num_players)
         slices = group_slices(self.rules.num_players)
         self._keep = np.ones(self.config.num_features, bool)
         for group in self.config.dropped:
@@ -204,8 +245,14 @@ class PartnerClassifier(PartnerBelief):
         import torch
 
         with torch.no_grad():
-            z = self.net(torch.as_tensor(np.asarray(x, dtype=np.float32))).numpy().astype(np.float64)
+            z = self.network(torch.as_tensor(np.asarray(x, dtype=np.float32))).numpy().astype(np.float64)
         return (z + log_counted(exact)) / self.config.temperature
+
+    def network(self, x: Any) -> Any:
+        """The network's logits, float tensor (N, P + 1), of features ``x`` (N, F) float tensor (maker frame)."""
+        import torch
+
+        return network_logits(self.net, x, torch.as_tensor(self.columns))
 
     def from_observations(
         self, observations: np.ndarray, rules: RulesConfig | None = None, public: np.ndarray | bool = False
@@ -240,22 +287,25 @@ def _load(path: Path) -> tuple[Any, PartnerConfig]:
     source = repr(str(path))
     text, shapes = read_model_header(path, "classifier")
     config = PartnerConfig.from_json(text, source=source)
-    if len(config.hidden) > MAX_HIDDEN_LAYERS:
-        raise ValueError(f"{source}: at most {MAX_HIDDEN_LAYERS} hidden layers, got {len(config.hidden)}")
-    for i, size in enumerate(config.hidden):
-        if size > MAX_LAYER_SIZE:
-            raise ValueError(f"{source}: 'hidden'[{i}] must be from 1 to {MAX_LAYER_SIZE}, got {size}")
-    sizes = [config.num_features, *config.hidden, config.num_players + 1]
+    for key in ("hidden", "context"):
+        sizes = getattr(config, key)
+        if len(sizes) > MAX_HIDDEN_LAYERS:
+            raise ValueError(f"{source}: at most {MAX_HIDDEN_LAYERS} {key} layers, got {len(sizes)}")
+        for i, size in enumerate(sizes):
+            if size > MAX_LAYER_SIZE:
+                raise ValueError(f"{source}: {key!r}[{i}] must be from 1 to {MAX_LAYER_SIZE}, got {size}")
     expected = {}
-    for i in range(len(sizes) - 1):
-        expected[f"{2 * i}.weight"] = (sizes[i + 1], sizes[i])
-        expected[f"{2 * i}.bias"] = (sizes[i + 1],)
+    for part, sizes in _layer_sizes(config).items():
+        for i in range(len(sizes) - 1):
+            at = f"{part}.0.{2 * i}" if part == "context" else f"{part}.{2 * i}"
+            expected[f"{at}.weight"] = (sizes[i + 1], sizes[i])
+            expected[f"{at}.bias"] = (sizes[i + 1],)
     got = {k: tuple(int(n) for n in v) for k, v in shapes.items()}
     if got != expected:
         differ = sorted(k for k in {*expected, *got} if expected.get(k) != got.get(k))
         raise ValueError(
-            f"{source}: tensors do not match the classifier of its config ('hidden' {config.hidden}): "
-            f"{', '.join(differ[:5])} differ"
+            f"{source}: tensors do not match the classifier of its config ('hidden' {config.hidden}, "
+            f"'context' {config.context}): {', '.join(differ[:5])} differ"
         )
     _, tensors = read_model_file(path, "classifier")
     return load_weights(build_classifier(config), tensors, source), config

@@ -43,7 +43,7 @@ the network retrained with each group of its inputs zeroed (``--no-ablation``
 skips it): what each input buys. Writes ``partner_bench.json``,
 ``partner_bench.md``, ``calibration.png``, the classifier trained on every
 population (``partner_classifier.safetensors``) and the training hands
-(``train_data/``) to ``--out``. At the defaults it runs in about 20 minutes on
+(``train_data/``) to ``--out``. At the defaults it runs in about 25 minutes on
 two cores and stays under 2 GB of memory.
 
 Example::
@@ -74,7 +74,7 @@ from partner_lab.dataset import draw_seats
 IDENTIFIED = 0.9  # belief in the true partner that counts as "identified"
 VIEWS = ("seat", "public")
 ROLES = ("maker", "defender", "spectator")
-HIDDEN = (256, 256)  # the learned beliefs' hidden layers
+HIDDEN = (256, 256)  # the hidden layers of the learned beliefs' seat network
 POPULATIONS = {"heuristic": "heuristic", "trained": "trained", "mix": "heuristic=1,trained=1,random=1"}
 """Who plays each population's hands (``partner_lab.dataset.parse_mix`` specs)."""
 SET_VERSION = "v1"

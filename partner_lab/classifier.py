@@ -64,7 +64,8 @@ def train_classifier(
     It learns from the rows of :func:`view_rows` (with ``viewed=True``, ``arrays`` are those already and
     ``row_fraction`` is not applied; the caller's arrays are not changed). ``val_fraction`` of the hands
     are held out; the weights with the lowest held-out log-loss (checked ``checks_per_epoch`` times an
-    epoch) are kept, and the temperature is then fitted on the same held-out rows. ``dropped`` feature groups are not seen
+    epoch) are kept, and the temperature is then fitted on the same held-out rows. ``hidden``: the seat
+    network's hidden layers (``agents.partner_model``). ``dropped`` feature groups are not seen
     (``agents.partner_features.GROUPS``). The stats include the counted belief's held-out log-loss, the
     reference the network improves on.
     """
@@ -98,12 +99,15 @@ def train_classifier(
     train, val = np.flatnonzero(~held), torch.as_tensor(np.flatnonzero(held))
 
     def total_logits(idx: Any) -> Any:
-        return net(x_all[idx].float()) + base_all[idx]
+        return clf.network(x_all[idx].float()) + base_all[idx]
 
-    def val_loss() -> float:
+    def val_logits() -> Any:  # in chunks: the seat network's activations are P times a row's
         net.eval()
         with torch.no_grad():
-            return float(torch.nn.functional.cross_entropy(total_logits(val), y_all[val]))
+            return torch.cat([total_logits(val[at : at + _CHUNK]) for at in range(0, len(val), _CHUNK)])
+
+    def val_loss() -> float:
+        return float(torch.nn.functional.cross_entropy(val_logits(), y_all[val]))
 
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     check = max(1, -(-len(train) // batch_size) // max(1, checks_per_epoch))
@@ -129,7 +133,7 @@ def train_classifier(
              "epochs": float(epochs), "seconds": 0.0}  # fmt: skip
     if len(val):
         with torch.no_grad():
-            z, y = total_logits(val), y_all[val]
+            z, y = val_logits(), y_all[val]
         clf.config = dataclasses.replace(config, temperature=_fit_temperature(z, y))
         stats["val_log_loss"] = best
         stats["val_exact_log_loss"] = float(torch.nn.functional.cross_entropy(base_all[val], y))

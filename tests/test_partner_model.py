@@ -244,6 +244,9 @@ def test_a_classifier_file_round_trips_and_is_checked_as_data(tmp_path, data, tr
         ({"hidden": [10**30]}, "must be from 1 to"),
         ({"hidden": [64] * 100}, "at most 64 hidden layers"),
         ({"hidden": [*clf.config.hidden, 8]}, "do not match the classifier of its config"),
+        ({"context": []}, "context must be a list of positive ints"),
+        ({"context": [10**7]}, "'context'.0. must be from 1 to"),
+        ({"context": [64, 32]}, "do not match the classifier of its config"),
     ):
         meta = json.loads(clf.config.to_json()) | change
         bad = tmp_path / "bad.safetensors"
