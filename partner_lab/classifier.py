@@ -132,8 +132,7 @@ def train_classifier(
     stats = {"rows": float(len(train)), "val_rows": float(len(val)), "hands": float(hands.size),
              "epochs": float(epochs), "seconds": 0.0}  # fmt: skip
     if len(val):
-        with torch.no_grad():
-            z, y = val_logits(), y_all[val]
+        z, y = val_logits(), y_all[val]
         clf.config = dataclasses.replace(config, temperature=_fit_temperature(z, y))
         stats["val_log_loss"] = best
         stats["val_exact_log_loss"] = float(torch.nn.functional.cross_entropy(base_all[val], y))
