@@ -43,12 +43,12 @@ the network retrained with each group of its inputs zeroed (``--no-ablation``
 skips it): what each input buys. Writes ``partner_bench.json``,
 ``partner_bench.md``, ``calibration.png``, the classifier trained on every
 population (``partner_classifier.safetensors``) and the training hands
-(``train_data/``) to ``--out``. At the defaults it runs in about 25 minutes on
+(``train_data/``) to ``--out``. At the defaults it runs in about 30 minutes on
 two cores and stays under 2 GB of memory.
 
 Example::
 
-    euchre partner-bench --hands 400 --train-hands 20000 --out runs/partner_bench
+    euchre partner-bench --hands 400 --train-hands 60000 --out runs/partner_bench
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ HIDDEN = (256, 256)  # the hidden layers of the learned beliefs' seat network
 POPULATIONS = {"heuristic": "heuristic", "trained": "trained", "mix": "heuristic=1,trained=1,random=1"}
 """Who plays each population's hands (``partner_lab.dataset.parse_mix`` specs)."""
 SET_VERSION = "v1"
+TRAIN_SHARD_HANDS = 5000  # hands per shard of the training data: a shard's rows are held while it is played
 
 
 def positions(
@@ -201,7 +202,7 @@ def train_learned(args: argparse.Namespace, out: Path, command: str) -> tuple[di
     classifiers, stats = {}, {}
     for k, pop in enumerate(args.populations):
         data = write_dataset(out / "train_data" / pop, parse_mix(POPULATIONS[pop]), args.train_hands,
-                             max(1000, args.train_hands // 4), seed=args.seed + 1, overwrite=True, command=command)  # fmt: skip
+                             TRAIN_SHARD_HANDS, seed=args.seed + 1, overwrite=True, command=command)  # fmt: skip
         rows[pop] = _train_rows(data, args.row_fraction, args.seed + k)
         classifiers[pop], stats[pop] = train_classifier(rows[pop], hidden=HIDDEN, seed=args.seed, viewed=True)
     union = _union(rows)
@@ -458,9 +459,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"comma-separated populations to score (default all: {', '.join(POPULATIONS)})")  # fmt: skip
     parser.add_argument("--worlds", type=int, default=256, help="worlds per view of the policy beliefs")
     parser.add_argument("--fit-hands", type=int, default=60, help="hands per population the noise is fitted on")
-    parser.add_argument("--train-hands", type=int, default=20000, help="hands per population the learned beliefs train on")
-    parser.add_argument("--row-fraction", type=float, default=0.1,
-                        help="share of the training hands' rows the learned beliefs use (default 0.1: memory)")  # fmt: skip
+    parser.add_argument("--train-hands", type=int, default=60000, help="hands per population the learned beliefs train on")
+    parser.add_argument("--row-fraction", type=float, default=0.033,
+                        help="share of the training hands' rows the learned beliefs use (default 0.033: memory; "
+                             "more hands beat more rows of each hand)")  # fmt: skip
     parser.add_argument("--no-ablation", dest="ablation", action="store_false",
                         help="skip training with each feature group dropped (what each input buys)")  # fmt: skip
     parser.add_argument("--classifier", default="", help="a trained classifier file instead of training them")

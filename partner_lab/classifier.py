@@ -81,17 +81,18 @@ def train_classifier(
     rows = dict(arrays) if viewed else view_rows(arrays, seed, row_fraction)
     if len(rows["label"]) == 0:
         raise ValueError("the dataset has no rows where the partner is uncertain: play more hands")
-    xs, logs, ys = [], [], []
-    for at in range(0, len(rows["label"]), _CHUNK):  # features in chunks: memory stays ~ the features
+    n = len(rows["label"])
+    xs = np.empty((n, config.num_features), np.float16)  # filled in chunks: memory stays ~ the features
+    logs, ys = np.empty((n, p + 1), np.float32), np.empty(n, np.int64)
+    for at in range(0, n, _CHUNK):
         sl = slice(at, at + _CHUNK)
         x, exact, maker = clf.inputs(rows["obs"][sl], rows["public"][sl])
         lab = rows["label"][sl]
-        xs.append(x.astype(np.float16))
-        logs.append(np.maximum(log_counted(exact), -1e9).astype(np.float32))  # finite for the loss
-        ys.append(np.where(lab == p, p, (lab - maker) % p))
+        xs[sl] = x
+        logs[sl] = np.maximum(log_counted(exact), -1e9)  # finite for the loss
+        ys[sl] = np.where(lab == p, p, (lab - maker) % p)
     del rows["obs"]
-    x_all, base_all, y_all = torch.as_tensor(np.concatenate(xs)), torch.as_tensor(np.concatenate(logs)), \
-        torch.as_tensor(np.concatenate(ys))  # fmt: skip
+    x_all, base_all, y_all = torch.as_tensor(xs), torch.as_tensor(logs), torch.as_tensor(ys)
     del xs, logs, ys
     rng = np.random.default_rng(seed)
     hands = np.unique(rows["hand"])

@@ -81,7 +81,7 @@ SOURCES: dict[str, tuple[str, str]] = {
     ),
     "partner_bench": (
         "docs/results/partner_bench/partner_bench.json",
-        "euchre partner-bench --hands 400 --train-hands 20000 --out docs/results/partner_bench",
+        "euchre partner-bench --hands 400 --train-hands 60000 --out docs/results/partner_bench",
     ),
     **{
         f"partner_truth_{name}": (
