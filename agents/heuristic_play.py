@@ -121,4 +121,11 @@ def choose_play(view: ObsView, legal: np.ndarray) -> np.ndarray:
         legal: bool (B, C), the cards the seat may play.
     """
     leading = view.n_in_trick == 0
-    return np.where(leading, choose_lead(view, legal), choose_follow(view, legal))
+    if leading.all():  # tables stepped together (search rollouts) are mostly all leading or all following
+        return choose_lead(view, legal)
+    if not leading.any():
+        return choose_follow(view, legal)
+    out = np.empty(view.batch_size, np.int64)
+    for rows, choose in ((np.flatnonzero(leading), choose_lead), (np.flatnonzero(~leading), choose_follow)):
+        out[rows] = choose(ObsView(view.obs[rows], view.rules), legal[rows])
+    return out

@@ -31,6 +31,20 @@ C = cards.NUM_CARDS
 KEY = np.where(cards.TRUMP_ORDER > 0, 100 + cards.TRUMP_ORDER, cards.CARD_RANK[None, :]).astype(np.int16)
 # SUIT_ONEHOT[trump, card, suit]: the card follows ``suit`` under ``trump``. Shape (5, C, 4).
 SUIT_ONEHOT = (cards.EFFECTIVE_SUIT[:, :, None] == np.arange(cards.NUM_SUITS)).astype(np.int16)
+# NOT_BELOW[trump, card]: bits of the cards of the card's effective suit that rank as high or higher
+# (the card itself included) under ``trump``; a card is boss when no unseen card is among them. (5, C).
+_SAME_SUIT = cards.EFFECTIVE_SUIT[:, :, None] == cards.EFFECTIVE_SUIT[:, None, :]
+NOT_BELOW = ((_SAME_SUIT & (KEY[:, None, :] >= KEY[:, :, None])) << np.arange(C, dtype=np.uint32)).sum(
+    axis=2, dtype=np.uint32
+)
+# SUIT_BITS[trump, suit]: bits of the cards that follow ``suit`` under ``trump``. (5, 4).
+SUIT_BITS = ((SUIT_ONEHOT > 0) << np.arange(C, dtype=np.uint32)[:, None]).sum(axis=1, dtype=np.uint32)
+CARD_BITS = np.uint32(1) << np.arange(C, dtype=np.uint32)  # bit of each card id, (C,)
+
+
+def card_bits(mask: np.ndarray) -> np.ndarray:
+    """A bool card set ``(B, C)`` as one uint32 per row, bit ``c`` for card ``c``. ``(B,)``."""
+    return (mask * CARD_BITS).sum(axis=1, dtype=np.uint32)
 
 
 @cache
@@ -275,7 +289,7 @@ class ObsView:
     @cached_property
     def suit_count(self) -> np.ndarray:
         """Cards I hold in each effective suit, int (B, 4)."""
-        return np.einsum("bc,bcs->bs", self.hand.astype(np.int16), SUIT_ONEHOT[self.trump])
+        return np.bitwise_count(SUIT_BITS[self.trump] & card_bits(self.hand)[:, None]).astype(np.int64)
 
     @cached_property
     def boss(self) -> np.ndarray:
@@ -284,11 +298,7 @@ class ObsView:
         A boss card wins any trick of its suit unless trumped: the ace while the
         suit's ace is out, the king once the ace has gone, the right bower always.
         """
-        key = self.card_key
-        onehot = SUIT_ONEHOT[self.trump].astype(bool)  # (B, C, 4)
-        unseen_key = np.where(self.unseen[:, :, None] & onehot, key[:, :, None], -1)
-        best = unseen_key.max(axis=1)  # (B, 4) highest unseen key per suit
-        return key > np.take_along_axis(best, self.card_suit.astype(np.int64), axis=1)
+        return (NOT_BELOW[self.trump] & card_bits(self.unseen)[:, None]) == 0
 
     @cached_property
     def known_friends(self) -> np.ndarray:
