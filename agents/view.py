@@ -178,7 +178,7 @@ class ObsView:
     def current_trick(self) -> np.ndarray:
         """Card each relative seat played to the current trick, -1 none, int (B, P)."""
         grid = self.card_piece("current_trick", self.num_players)
-        return np.where(grid.any(axis=2), grid.argmax(axis=2), -1)
+        return onehot_index(grid)
 
     @cached_property
     def played(self) -> np.ndarray:
@@ -189,7 +189,7 @@ class ObsView:
     def trick_winner(self) -> np.ndarray:
         """Winner of each finished trick, relative seat, -1 before, int (B, T)."""
         grid = self.piece("trick_winner").reshape(self.batch_size, NUM_TRICKS, self.num_players)
-        return np.where(grid.any(axis=2), grid.argmax(axis=2), -1)
+        return onehot_index(grid)
 
     @cached_property
     def tricks_won(self) -> np.ndarray:

@@ -130,8 +130,9 @@ def _masks(card_sets: np.ndarray) -> np.ndarray:
 
 
 def onehot_index(onehot: np.ndarray) -> np.ndarray:
-    """Position of the set entry of each row of a (B, K) one-hot array, -1 if none. Int64 (B,)."""
-    return np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
+    """Position of the set entry of each row of a (..., K) one-hot array, -1 if none. Int64 (...)."""
+    at = onehot.argmax(axis=-1)
+    return np.where(np.take_along_axis(onehot, at[..., None], axis=-1)[..., 0], at, -1)
 
 
 def public_state(obs: np.ndarray, rules: RulesConfig, rng: np.random.Generator) -> State:

@@ -263,6 +263,30 @@ def test_view_tracks_the_trick(rng: np.random.Generator) -> None:
         assert np.array_equal(view.winning_seat, (strength.argmax(axis=1) - turn) % p), f"{variant}: winner"
 
 
+def test_view_boss_and_suit_count_follow_their_definitions(rng: np.random.Generator) -> None:
+    """A boss card: no unseen card of its effective suit ranks as high; suit counts: my cards per suit.
+
+    Checked card by card against the definitions on thousands of positions (the view computes both
+    from card bitmasks)."""
+    for variant in ("four_handed", "five_handed"):
+        rules = make_rules(variant)
+        s = engine.init_state(rules, 600, rng=rng)
+        for _ in range(int(rng.integers(10, 30))):
+            s = engine.step(s, engine.sample_legal(s, rules, rng), rules)
+        rows = np.flatnonzero(s.phase == actions.Phase.PLAY)
+        view = ObsView(encode(s, s.turn, rules)[rows], rules)
+        suit = cards.EFFECTIVE_SUIT[view.trump]  # (n, C)
+        order = np.where(
+            cards.TRUMP_ORDER[view.trump] > 0, 100 + cards.TRUMP_ORDER[view.trump], cards.CARD_RANK
+        )
+        for i in range(0, rows.size, 7):
+            for c in range(cards.NUM_CARDS):
+                rivals = view.unseen[i] & (suit[i] == suit[i, c]) & (order[i] >= order[i, c])
+                assert view.boss[i, c] == (not rivals.any()), f"{variant}: boss of card {c} wrong"
+            counts = [int((view.hand[i] & (suit[i] == k)).sum()) for k in range(cards.NUM_SUITS)]
+            assert view.suit_count[i].tolist() == counts, f"{variant}: suit counts wrong"
+
+
 def test_random_agent_is_uniform_over_legal_actions(rng: np.random.Generator) -> None:
     """RandomAgent picks each of three legal actions about a third of the time, never another."""
     rules = make_rules("four_handed")
