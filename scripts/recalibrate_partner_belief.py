@@ -1,0 +1,170 @@
+"""Can the learned partner belief be recalibrated per population after training? (an experiment)
+
+Trains the benchmark's learned belief exactly as ``euchre partner-bench`` does at its defaults (60,000
+hands of each population, a 0.033 share of their rows, seed 0: the same classifier as the published
+run), then fits calibrators of its logits on 5,000 other hands of each population (seed 7, a third of
+every decision's rows, seat and public views) and scores each calibrator on the benchmark's 400
+evaluation hands (seat views): reliability bins inside their 95% interval, and ECE, as the benchmark
+counts them. The calibrators: the training's temperature; one temperature; a temperature per trick;
+each population's own temperature; an isotonic map of the probabilities, pooled or per population.
+The record is in ``docs/experiments/partner_bench.md`` (sixth session). About 10 minutes on 2 cores,
+under 2 GB; everything it makes goes under ``--work``.
+
+    python scripts/recalibrate_partner_belief.py --work /tmp/recal
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from agents.partner_model import PartnerClassifier
+from agents.view import ObsView
+from euchre_env.beliefs import PUBLIC, check_observations, view_observations
+from euchre_env.rules import make_rules
+from partner_lab.bench import (
+    HIDDEN,
+    POPULATIONS,
+    TRAIN_SHARD_HANDS,
+    _settled,
+    _train_rows,
+    _union,
+    bins_inside,
+    expected_calibration_error,
+    positions,
+    true_class,
+)  # fmt: skip
+from partner_lab.classifier import calibration, train_classifier, view_rows
+from partner_lab.dataset import load_dataset, parse_mix, to_arrays, write_dataset
+
+POPS = ("heuristic", "trained", "mix")
+
+
+def raw_logits(clf: PartnerClassifier, obs: np.ndarray, public: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Logits before the temperature, maker frame (N, P + 1), and the maker (N,)."""
+    x, exact, maker = clf.inputs(obs, public)
+    return clf.logits(x, exact) * clf.config.temperature, maker
+
+
+def prepare(work: Path) -> None:
+    """Classifier, and per population the calibration rows and evaluation rows as ``.npz`` (logits, labels)."""
+    rules = make_rules("five_handed")
+    p = rules.num_players
+    path = work / "classifier.safetensors"
+    if not path.exists():
+        rows = {}
+        for k, pop in enumerate(POPS):
+            data = write_dataset(work / "train" / pop, parse_mix(POPULATIONS[pop]), 60000, TRAIN_SHARD_HANDS,
+                                 seed=1, overwrite=True)  # fmt: skip
+            rows[pop] = _train_rows(data, 0.033, k)
+        train_classifier(_union(rows), hidden=HIDDEN, seed=0, viewed=True)[0].save(path)
+    clf = PartnerClassifier(str(path))
+    for pop in POPS:
+        data = write_dataset(
+            work / "cal" / pop, parse_mix(POPULATIONS[pop]), 5000, 5000, seed=7, overwrite=True
+        )
+        r = view_rows(to_arrays(load_dataset(data, columns=["hand", "viewer", "label", "obs"])), 0, 0.33)
+        z, maker = raw_logits(clf, r["obs"], r["public"])
+        trick = (ObsView(r["obs"], rules).trick_winner >= 0).sum(axis=1)
+        y = np.where(r["label"] == p, p, (r["label"] - maker) % p)
+        np.savez(work / f"cal_{pop}.npz", z=z, y=y, trick=trick, public=r["public"], hand=r["hand"])
+        states, hand = positions(rules, parse_mix(POPULATIONS[pop]), 400, 0)  # the benchmark's evaluation set
+        y_abs, parts = true_class(states, p), []
+        for viewer in [*range(p), PUBLIC]:
+            obs, frame, public = view_observations(states, rules, viewer)
+            rows_ = np.flatnonzero(~_settled(states, rules, viewer))
+            z, maker = raw_logits(clf, *check_observations(obs[rows_].astype(bool), rules, public[rows_]))
+            rel = np.where(y_abs[rows_] == p, p, (y_abs[rows_] - frame[rows_]) % p)
+            parts.append((z, np.where(rel == p, p, (rel - maker) % p), states.trick_no[rows_], hand[rows_],
+                          public[rows_]))  # fmt: skip
+        z, y, trick, hands, public = (np.concatenate(c) for c in zip(*parts, strict=True))
+        np.savez(work / f"eval_{pop}.npz", z=z, y=y, trick=trick, public=public, hand=hands,
+                 temperature=clf.config.temperature)  # fmt: skip
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def fit_temperature(z: np.ndarray, y: np.ndarray) -> float:
+    """The temperature on a grid over [0.4, 3] with the least log-loss."""
+    grid = np.exp(np.linspace(np.log(0.4), np.log(3.0), 60))
+    nll = [-np.log(np.maximum(softmax(z / t)[np.arange(len(y)), y], 1e-12)).mean() for t in grid]
+    return float(grid[int(np.argmin(nll))])
+
+
+def isotonic(probs: np.ndarray, y: np.ndarray, most: int = 400_000) -> Callable[[np.ndarray], np.ndarray]:
+    """Isotonic regression (pool adjacent violators) of "this class is the answer" on its probability."""
+    hit = np.zeros_like(probs, dtype=bool)
+    hit[np.arange(len(y)), y] = True
+    p, h = probs.ravel(), hit.ravel()
+    keep = np.random.default_rng(0).random(p.size) < min(1.0, most / p.size)
+    order = np.argsort(p[keep])
+    xs, vals, weights = p[keep][order], [], []
+    for v in h[keep][order].astype(float):
+        vals.append(v)
+        weights.append(1.0)
+        while len(vals) > 1 and vals[-2] > vals[-1]:
+            w = weights[-2] + weights[-1]
+            vals[-2:], weights[-2:] = [(vals[-2] * weights[-2] + vals[-1] * weights[-1]) / w], [w]
+    fitted = np.repeat(vals, np.array(weights, dtype=np.int64))
+    return lambda q: np.interp(q, xs, fitted)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--work", required=True, help="folder for the data, classifier and logits")
+    work = Path(parser.parse_args().work)
+    work.mkdir(parents=True, exist_ok=True)
+    if not all((work / f"eval_{q}.npz").exists() for q in POPS):
+        prepare(work)
+    ev = {q: dict(np.load(work / f"eval_{q}.npz")) for q in POPS}
+    cal = {q: dict(np.load(work / f"cal_{q}.npz")) for q in POPS}
+    pooled = {k: np.concatenate([cal[q][k] for q in POPS]) for k in ("z", "y", "trick")}
+    t0 = float(ev["heuristic"]["temperature"])
+    t_all = fit_temperature(pooled["z"], pooled["y"])
+    t_trick = np.array([fit_temperature(pooled["z"][pooled["trick"] == k], pooled["y"][pooled["trick"] == k])
+                        for k in range(5)])  # fmt: skip
+    t_own = {q: fit_temperature(cal[q]["z"], cal[q]["y"]) for q in POPS}
+    iso_all = isotonic(softmax(pooled["z"] / t0), pooled["y"])
+    iso_own = {q: isotonic(softmax(cal[q]["z"] / t0), cal[q]["y"]) for q in POPS}
+
+    def mapped(iso: Callable[[np.ndarray], np.ndarray], z: np.ndarray) -> np.ndarray:
+        probs = softmax(z / t0)
+        out = np.maximum(iso(probs), 1e-6) * (probs > 0)  # what counting rules out stays out
+        return out / out.sum(axis=1, keepdims=True)
+
+    calibrators: dict[str, Callable[[str, dict[str, np.ndarray]], np.ndarray]] = {
+        f"the training's temperature, {t0:.3f}": lambda q, e: softmax(e["z"] / t0),
+        f"one temperature, {t_all:.3f} (all three)": lambda q, e: softmax(e["z"] / t_all),
+        f"a temperature per trick, {' / '.join(f'{t:.2f}' for t in t_trick)}":
+            lambda q, e: softmax(e["z"] / t_trick[e["trick"]][:, None]),
+        f"each population's own temperature ({' / '.join(f'{t_own[q]:.3f}' for q in POPS)})":
+            lambda q, e: softmax(e["z"] / t_own[q]),
+        "an isotonic map (all three)": lambda q, e: mapped(iso_all, e["z"]),
+        "each population's own isotonic map": lambda q, e: mapped(iso_own[q], e["z"]),
+    }  # fmt: skip
+    print("| calibrator (fitted on) | " + " | ".join(POPS) + " |\n|---|" + "---:|" * len(POPS))
+    for name, fn in calibrators.items():
+        cells = []
+        for q in POPS:
+            e = ev[q]
+            seat = ~e["public"]
+            table = calibration(fn(q, e)[seat], e["y"][seat], groups=e["hand"][seat])
+            cells.append(f"{bins_inside(table)}, {expected_calibration_error(table):.3f}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    for q in POPS:
+        top = [r for r in calibration(softmax(cal[q]["z"][~cal[q]["public"]] / t0), cal[q]["y"][~cal[q]["public"]])
+               if r["bin_low"] >= 0.9]  # fmt: skip
+        print(
+            f"{q}: highest bin on the calibration hands, predicted {top[0]['predicted']:.3f}, "
+            f"observed {top[0]['observed']:.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
