@@ -27,11 +27,6 @@ def _pick_min(cost: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return np.where(legal, cost, NONE).argmin(axis=1)
 
 
-def _suit_len(view: ObsView) -> np.ndarray:
-    """Cards I hold in each card's effective suit, int (B, C)."""
-    return np.take_along_axis(view.suit_count, view.card_suit.astype(np.int64), axis=1)
-
-
 def _called_mask(view: ObsView) -> np.ndarray:
     """The called card, when I am the hidden partner of a partnered maker, bool (B, C)."""
     mine = view.i_hold_called & ~view.alone
@@ -46,8 +41,8 @@ def throw_cost(view: ObsView) -> np.ndarray:
     partner keeps the called card back: throwing it reveals the partnership
     for nothing.
     """
-    key = view.card_key.astype(np.int64)
-    plain = 10 * key + _suit_len(view)
+    key = view.card_key
+    plain = 10 * key + view.suit_len
     cost = np.where(view.is_trump, 300 + key, np.where(view.boss, 200 + key, plain))
     return cost + HIDE_CALLED_PENALTY * _called_mask(view)
 
@@ -61,14 +56,14 @@ def lead_score(view: ObsView) -> np.ndarray:
     first since long suits get trumped; the maker's partner leads low trump to
     the maker; otherwise lead low from a short suit and keep trump.
     """
-    key = view.card_key.astype(np.int64)
+    key = view.card_key
     trump = view.is_trump
     boss = view.boss
     trumps_out = (view.unseen & trump).any(axis=1)[:, None]
     making = view.on_making_side[:, None]
     am_maker = (view.maker == 0)[:, None]
     n_trump = (view.hand & trump).sum(axis=1)[:, None]
-    suit_len = _suit_len(view)
+    suit_len = view.suit_len
     score = np.where(trump, -key, 100 - 10 * suit_len - key)
     score = np.where(making & ~am_maker & trump, 200 - key, score)
     score = np.where(~trump & boss, 300 - suit_len, score)
@@ -86,7 +81,7 @@ def choose_lead(view: ObsView, legal: np.ndarray) -> np.ndarray:
 def card_strength(view: ObsView) -> np.ndarray:
     """Power of each card in the current trick (``cards.STRENGTH``; 0 cannot win), int (B, C)."""
     led = np.maximum(view.led_suit, 0)
-    return cards.STRENGTH[view.trump[:, None], led[:, None], np.arange(1, C + 1)[None, :]].astype(np.int64)
+    return cards.STRENGTH[view.trump[:, None], led[:, None], np.arange(1, C + 1)[None, :]]
 
 
 def choose_follow(view: ObsView, legal: np.ndarray) -> np.ndarray:

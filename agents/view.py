@@ -39,6 +39,8 @@ NOT_BELOW = ((_SAME_SUIT & (KEY[:, None, :] >= KEY[:, :, None])) << np.arange(C,
 )
 # SUIT_BITS[trump, suit]: bits of the cards that follow ``suit`` under ``trump``. (5, 4).
 SUIT_BITS = ((SUIT_ONEHOT > 0) << np.arange(C, dtype=np.uint32)[:, None]).sum(axis=1, dtype=np.uint32)
+# SUIT_MATES[trump, card]: bits of the cards of the card's effective suit under ``trump`` (itself included). (5, C).
+SUIT_MATES = np.take_along_axis(SUIT_BITS, cards.EFFECTIVE_SUIT.astype(np.int64), axis=1)
 CARD_BITS = np.uint32(1) << np.arange(C, dtype=np.uint32)  # bit of each card id, (C,)
 
 
@@ -289,7 +291,12 @@ class ObsView:
     @cached_property
     def suit_count(self) -> np.ndarray:
         """Cards I hold in each effective suit, int (B, 4)."""
-        return np.bitwise_count(SUIT_BITS[self.trump] & card_bits(self.hand)[:, None]).astype(np.int64)
+        return np.bitwise_count(SUIT_BITS[self.trump] & card_bits(self.hand)[:, None]).astype(np.int16)
+
+    @cached_property
+    def suit_len(self) -> np.ndarray:
+        """Cards I hold in each card's effective suit, int16 (B, C)."""
+        return np.bitwise_count(SUIT_MATES[self.trump] & card_bits(self.hand)[:, None]).astype(np.int16)
 
     @cached_property
     def boss(self) -> np.ndarray:

@@ -263,8 +263,9 @@ def test_view_tracks_the_trick(rng: np.random.Generator) -> None:
         assert np.array_equal(view.winning_seat, (strength.argmax(axis=1) - turn) % p), f"{variant}: winner"
 
 
-def test_view_boss_and_suit_count_follow_their_definitions(rng: np.random.Generator) -> None:
-    """A boss card: no unseen card of its effective suit ranks as high; suit counts: my cards per suit.
+def test_view_boss_and_suit_counts_follow_their_definitions(rng: np.random.Generator) -> None:
+    """A boss card: no unseen card of its effective suit ranks as high; suit counts: my cards per suit (and
+    per card, in its suit).
 
     Checked card by card against the definitions on thousands of positions (the view computes both
     from card bitmasks)."""
@@ -285,6 +286,7 @@ def test_view_boss_and_suit_count_follow_their_definitions(rng: np.random.Genera
                 assert view.boss[i, c] == (not rivals.any()), f"{variant}: boss of card {c} wrong"
             counts = [int((view.hand[i] & (suit[i] == k)).sum()) for k in range(cards.NUM_SUITS)]
             assert view.suit_count[i].tolist() == counts, f"{variant}: suit counts wrong"
+            assert view.suit_len[i].tolist() == [counts[k] for k in suit[i]], f"{variant}: suit lengths wrong"
 
 
 def test_random_agent_is_uniform_over_legal_actions(rng: np.random.Generator) -> None:
