@@ -28,7 +28,9 @@ The results files (:data:`SOURCES`), each with the command that wrote it:
   ``docs/results/partner_policy/models/`` (each model file records the ``euchre train`` command that made it)
   against the shipped model;
 * ``docs/results/partner_truth_*/partner_truth.json``: ``euchre analyse partner-truth`` (its ``"command"``);
-  the policy trained told (``euchre train --told-partner``) is kept beside those two;
+  the policy trained told (``euchre train --told-partner``) is kept beside those two; the search agent's
+  match is run in pieces, ``docs/results/partner_truth_search/seed_<S>/partner_truth.json`` (each with its
+  command; not remeasured by ``--measure``: some ten hours);
 * ``docs/results/leaderboard_four_handed/leaderboard.json``, ``docs/results/leaderboard_five_handed/
   leaderboard.json``: ``euchre leaderboard`` reports (their ``"command"``; the pairs they played are
   cached beside them, under ``pairs/``, so a rerun with one more agent plays only its pairs);
@@ -457,6 +459,36 @@ def table_partner_truth() -> str:
     return "\n".join(rows)
 
 
+SEARCH_PIECES = "docs/results/partner_truth_search"
+"""``euchre analyse partner-truth --agent search``, 1,000 deals at a time: one folder per seed (``seed_<S>``)."""
+
+
+def table_partner_truth_search() -> str:
+    """The search agent told against itself untold, run in pieces of deals with seeds of their own: a row per
+    piece and their total (deal-weighted means; intervals combined as independent) (hidden-partner page)."""
+    pieces = sorted((ROOT / SEARCH_PIECES).glob("seed_*/partner_truth.json"))
+    rows = ["| seed | relative points per hand | points | deals | minutes | command |",
+            "|---:|---:|---:|---:|---:|---|"]  # fmt: skip
+    total = {"relative": [0.0, 0.0], "points": [0.0, 0.0], "deals": 0}
+    for path in pieces:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        piece = data["command"].startswith("euchre analyse partner-truth --agent search ") and data["agent"] == "search"
+        if not piece:
+            raise ValueError(f"{path}: not a piece of the search agent's match ({data['command']!r})")
+        n = data["deals"]
+        for key in ("relative", "points"):
+            total[key][0] += n * data[key]["mean"]
+            total[key][1] += (n * data[key]["ci95"]) ** 2
+        total["deals"] += n
+        command = data["command"].split(" --out ")[0]  # where it wrote first is beside the point
+        rows.append(f"| {data['seed']} | {_pm(data['relative'])} | {_pm(data['points'])} | {n:,} | "
+                    f"{data['seconds'] / 60:.0f} | `{command}` |")  # fmt: skip
+    n = max(total["deals"], 1)
+    stat = {k: {"mean": total[k][0] / n, "ci95": total[k][1] ** 0.5 / n} for k in ("relative", "points")}
+    rows.append(f"| all | **{_pm(stat['relative'])}** | {_pm(stat['points'])} | {total['deals']:,} | | |")
+    return "\n".join(rows)
+
+
 def table_partner_policy() -> str:
     """The five-handed policy that reads the counted partner belief, against the shipped model and against the
     same training without it (hidden-partner page)."""
@@ -638,6 +670,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "partner-bench": table_partner_bench,
     "partner-inputs": table_partner_inputs,
     "partner-truth": table_partner_truth,
+    "partner-truth-search": table_partner_truth_search,
     "partner-policy": table_partner_policy,
     "leaderboard-four-handed": lambda: table_leaderboard("leaderboard_four_handed"),
     "leaderboard-five-handed": lambda: table_leaderboard("leaderboard_five_handed"),
