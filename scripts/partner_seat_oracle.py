@@ -1,13 +1,14 @@
 """What would knowing who sits where be worth to the learned partner belief on `mix`? (an experiment)
 
 In the benchmark's `mix` population each seat is dealt the heuristic, the shipped model or a random
-player. This trains the learned belief's network on `mix` hands twice, alike but for 15 more inputs:
-each maker-frame seat's true player, one-hot (zero in the untold run), and scores both on the
-benchmark's 400 `mix` evaluation hands, told likewise: log-loss against the counted belief's, from the
-seats and from the public, and the seats' calibration (bins inside their 95% interval, ECE). The told
-run is an oracle, no belief a player could hold: the gap between the two is what telling the seats'
-players apart from their play could give at most. The record is in ``docs/experiments/partner_bench.md``
-(sixth session). About 15 minutes on 2 cores, under 2 GB.
+player. This trains the learned belief's network on `mix` hands three times, alike but for 15 more
+inputs, each maker-frame seat's player: zeros (not told); the probabilities of a classifier of the
+seats' players trained on the same features (inferred: cross-fitted on two halves of the hands, so a
+row's probabilities come from the half it is not in); the true player, one-hot (told: an oracle, no
+belief a player could hold). Each is scored on the benchmark's 400 `mix` evaluation hands, given its
+inputs likewise: log-loss against the counted belief's, from the seats and from the public, and the
+seats' calibration (bins inside their 95% interval, ECE). The record is in
+``docs/experiments/partner_bench.md`` (sixth session). About 25 minutes on 2 cores, under 2 GB.
 
     python scripts/partner_seat_oracle.py --work /tmp/oracle
 """
@@ -65,16 +66,75 @@ def training_rows(folder: Path, fraction: float, seed: int) -> dict[str, np.ndar
     return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
 
 
-def features(clf: PartnerClassifier, obs, public, players, frame, told: bool):
-    """The belief's features plus each maker-frame seat's player one-hot (zeros untold); counted belief; maker."""
+def features(clf: PartnerClassifier, obs, public, players, frame, mode: str, probs=None):
+    """The belief's features plus 15 inputs on the seats' players (``mode``: ``"none"`` zeros, ``"oracle"``
+    each maker-frame seat's true player one-hot, ``"inferred"`` ``probs`` (N, 15) or, without them, those
+    of :data:`PLAYER_NETS`); the counted belief; the maker."""
     x, exact, maker = clf.inputs(obs, public)
-    seats = (frame[:, None] + maker[:, None] + np.arange(P)) % P  # the absolute seat of each maker-frame seat
-    who = players[np.arange(len(players))[:, None], seats]
-    onehot = (who[:, :, None] == np.arange(len(NAMES))).reshape(len(who), -1).astype(np.float32)
-    return np.concatenate([x, onehot * told], axis=1), exact, maker
+    if mode == "inferred":
+        extra = player_probs(x) if probs is None else probs
+    else:
+        seats = (
+            frame[:, None] + maker[:, None] + np.arange(P)
+        ) % P  # the absolute seat of each maker-frame seat
+        who = players[np.arange(len(players))[:, None], seats]
+        extra = (who[:, :, None] == np.arange(len(NAMES))).reshape(len(who), -1) * (mode == "oracle")
+    return np.concatenate([x, extra.astype(np.float32)], axis=1), exact, maker
 
 
-def train(rows: dict[str, np.ndarray], told: bool) -> tuple[PartnerClassifier, PartnerClassifier]:
+PLAYER_NETS: list[torch.nn.Module] = []
+"""The classifiers of the seats' players (one per half of the training hands), for ``"inferred"``."""
+
+
+def player_probs(x: np.ndarray, nets: list[torch.nn.Module] | None = None) -> np.ndarray:
+    """(N, 15): each maker-frame seat's player probabilities, the mean of ``nets`` (default :data:`PLAYER_NETS`)."""
+    with torch.no_grad():
+        outs = [torch.softmax(net(torch.as_tensor(x).float()).reshape(len(x), P, len(NAMES)), dim=2)
+                for net in (nets or PLAYER_NETS)]  # fmt: skip
+    return (sum(outs) / len(outs)).reshape(len(x), -1).numpy()
+
+
+def fit_players(rows: dict[str, np.ndarray]) -> np.ndarray:
+    """Train a classifier of each maker-frame seat's player on each half of the hands (an MLP on the belief's
+    features, 3 epochs), keep both in :data:`PLAYER_NETS`, and return every row's probabilities from the
+    classifier of the other half (N, 15); prints their accuracy and log-loss."""
+    plain = PartnerClassifier((None, new_config(RULES, list(HIDDEN))))
+    n = len(rows["label"])
+    xs, who = np.empty((n, plain.config.num_features), np.float16), np.empty((n, P), np.int64)
+    for at in range(0, n, 8192):
+        sl = slice(at, at + 8192)
+        x, _, maker = plain.inputs(rows["obs"][sl], rows["public"][sl])
+        seats = (rows["frame"][sl, None] + maker[:, None] + np.arange(P)) % P
+        xs[sl], who[sl] = x, rows["players"][sl][np.arange(len(x))[:, None], seats]
+    hands = np.unique(rows["hand"])
+    half = np.isin(rows["hand"], np.random.default_rng(2).choice(hands, hands.size // 2, replace=False))
+    rng, probs = np.random.default_rng(1), np.empty((n, P * len(NAMES)), np.float32)
+    for fit_on in (np.flatnonzero(half), np.flatnonzero(~half)):
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.Linear(xs.shape[1], 512), torch.nn.ReLU(), torch.nn.Linear(512, 256),
+                                  torch.nn.ReLU(), torch.nn.Linear(256, P * len(NAMES)))  # fmt: skip
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        for _ in range(3 * (len(fit_on) // 1024)):
+            b = fit_on[rng.integers(0, len(fit_on), 1024)]
+            z = net(torch.as_tensor(xs[b]).float()).reshape(-1, len(NAMES))
+            loss = torch.nn.functional.cross_entropy(z, torch.as_tensor(who[b]).reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        net.eval()
+        PLAYER_NETS.append(net)
+        other = np.setdiff1d(np.arange(n), fit_on)
+        for at in range(0, len(other), 8192):
+            rows_ = other[at : at + 8192]
+            probs[rows_] = player_probs(xs[rows_], [net])
+    p3 = probs.reshape(n, P, len(NAMES))
+    hit = p3[np.arange(n)[:, None], np.arange(P), who]
+    print(f"players inferred (cross-fitted): accuracy {(p3.argmax(axis=2) == who).mean():.3f}, log-loss "
+          f"{-np.log(np.maximum(hit, 1e-9)).mean():.3f} (knowing nothing: {np.log(len(NAMES)):.3f})\n")  # fmt: skip
+    return probs
+
+
+def train(rows: dict[str, np.ndarray], mode: str) -> tuple[PartnerClassifier, PartnerClassifier]:
     """The network trained as ``train_classifier`` trains it (3 epochs, the best held-out weights, then the
     temperature); returns the base-feature classifier (its ``inputs``) and the widened one."""
     base = new_config(RULES, list(HIDDEN))
@@ -90,9 +150,9 @@ def train(rows: dict[str, np.ndarray], told: bool) -> tuple[PartnerClassifier, P
     )
     for at in range(0, n, 8192):
         sl = slice(at, at + 8192)
-        x, exact, maker = features(
-            plain, rows["obs"][sl], rows["public"][sl], rows["players"][sl], rows["frame"][sl], told
-        )
+        probs = rows["probs"][sl] if mode == "inferred" else None
+        x, exact, maker = features(plain, rows["obs"][sl], rows["public"][sl], rows["players"][sl],
+                                   rows["frame"][sl], mode, probs)  # fmt: skip
         xs[sl], logs[sl] = x, np.maximum(log_counted(exact), -1e9)
         ys[sl] = np.where(rows["label"][sl] == P, P, (rows["label"][sl] - maker) % P)
     x_all, base_all, y_all = torch.as_tensor(xs), torch.as_tensor(logs), torch.as_tensor(ys)
@@ -131,7 +191,7 @@ def train(rows: dict[str, np.ndarray], told: bool) -> tuple[PartnerClassifier, P
     return plain, wide
 
 
-def score(plain: PartnerClassifier, wide: PartnerClassifier, told: bool) -> str:
+def score(plain: PartnerClassifier, wide: PartnerClassifier, mode: str) -> str:
     """Log-loss (x the counted belief's) from the seats and the public, and the seats' calibration."""
     states, hand = positions(RULES, MIX, 400, 0)
     players = draw_seats(MIX, 400, P, np.random.default_rng(0))  # as positions() draws them
@@ -142,7 +202,7 @@ def score(plain: PartnerClassifier, wide: PartnerClassifier, told: bool) -> str:
             obs, frame, public = view_observations(states, RULES, v)
             rows = np.flatnonzero(~_settled(states, RULES, v))
             o, pb = check_observations(obs[rows].astype(bool), RULES, public[rows])
-            x, exact, maker = features(plain, o, pb, players[hand[rows]], frame[rows], told)
+            x, exact, maker = features(plain, o, pb, players[hand[rows]], frame[rows], mode)
             with torch.no_grad():
                 z = wide.network(torch.as_tensor(x)).numpy().astype(np.float64)
             z = (z + log_counted(exact)) / wide.config.temperature
@@ -177,12 +237,15 @@ def main() -> None:
     )
     rows = training_rows(folder, args.row_fraction, 0)
     print(f"{len(rows['label']):,} rows of {args.hands:,} mix hands\n")
+    rows["probs"] = fit_players(rows)
     print("| players' seats | seat log-loss (x exact) | public (x exact) | seat calibration: bins, ECE |")
     print("|---|---:|---:|---:|")
-    for told in (False, True):
-        print(
-            f"| {'told (oracle)' if told else 'not told'} | {score(*train(rows, told), told)} |", flush=True
-        )
+    for mode, label in (
+        ("none", "not told"),
+        ("inferred", "inferred from play"),
+        ("oracle", "told (oracle)"),
+    ):
+        print(f"| {label} | {score(*train(rows, mode), mode)} |", flush=True)
 
 
 if __name__ == "__main__":
