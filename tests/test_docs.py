@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import pkgutil
 import re
@@ -207,6 +208,28 @@ def test_markers_are_rendered_from_the_tables(tmp_path: Path) -> None:
     assert "model:four_handed" in out and "stale" not in out and gen.render(out) == out
     with pytest.raises(KeyError, match="unknown results table"):
         gen.render("<!-- results:nope -->\n<!-- /results:nope -->\n")
+
+
+def test_search_pieces_combine_into_their_total(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search agent's told match, run in pieces: deal-weighted mean, intervals combined as independent;
+    a file that is not such a piece is refused by name."""
+    gen = load_script("gen_results")
+    monkeypatch.setattr(gen, "ROOT", tmp_path)
+    for seed, deals, mean, ci in ((1, 1000, 0.03, 0.02), (2, 3000, -0.01, 0.01)):
+        folder = tmp_path / gen.SEARCH_PIECES / f"seed_{seed}"
+        folder.mkdir(parents=True)
+        stat = {"mean": mean, "ci95": ci}
+        (folder / "partner_truth.json").write_text(json.dumps({
+            "command": f"euchre analyse partner-truth --agent search --deals {deals} --seed {seed} --out x",
+            "agent": "search", "deals": deals, "seed": seed, "seconds": 60.0, "relative": stat, "points": stat}))  # fmt: skip
+    total = gen.table_partner_truth_search().splitlines()[-1]
+    # (1000 * 0.03 + 3000 * -0.01) / 4000 = 0.000; sqrt((1000 * 0.02)^2 + (3000 * 0.01)^2) / 4000 = 0.009
+    assert total.startswith("| all | **+0.000 ± 0.009** | +0.000 ± 0.009 | 4,000 |"), total
+    (tmp_path / gen.SEARCH_PIECES / "seed_3").mkdir()
+    (tmp_path / gen.SEARCH_PIECES / "seed_3" / "partner_truth.json").write_text(json.dumps({
+        "command": "euchre analyse partner-truth --agent heuristic", "agent": "heuristic"}))  # fmt: skip
+    with pytest.raises(ValueError, match=r"seed_3.*not a piece"):
+        gen.table_partner_truth_search()
 
 
 def test_eval_json_records_its_command(monkeypatch: pytest.MonkeyPatch) -> None:
