@@ -218,8 +218,7 @@ def choose_call(view: ObsView, legal_calls: np.ndarray) -> np.ndarray:
         Card id per row, int (B,).
     """
     order = cards.TRUMP_ORDER[view.trump].astype(np.float64)  # (B, C)
-    counts = view.suit_count  # (B, 4)
-    suit_len = np.take_along_axis(counts, view.card_suit.astype(np.int64), axis=1)
+    suit_len = view.suit_len  # (B, C)
     off_ace = IS_ACE[None, :] & (order == 0)
     cost = np.where(order > 0, 10.0 - order, 100.0)
     cost = np.where(off_ace, 4.5 + 0.1 * suit_len, cost)  # after the ace of trump (cost 4)

@@ -37,16 +37,13 @@ _SAME_SUIT = cards.EFFECTIVE_SUIT[:, :, None] == cards.EFFECTIVE_SUIT[:, None, :
 NOT_BELOW = ((_SAME_SUIT & (KEY[:, None, :] >= KEY[:, :, None])) << np.arange(C, dtype=np.uint32)).sum(
     axis=2, dtype=np.uint32
 )
-# SUIT_BITS[trump, suit]: bits of the cards that follow ``suit`` under ``trump``. (5, 4).
-SUIT_BITS = ((SUIT_ONEHOT > 0) << np.arange(C, dtype=np.uint32)[:, None]).sum(axis=1, dtype=np.uint32)
 # SUIT_MATES[trump, card]: bits of the cards of the card's effective suit under ``trump`` (itself included). (5, C).
-SUIT_MATES = np.take_along_axis(SUIT_BITS, cards.EFFECTIVE_SUIT.astype(np.int64), axis=1)
-CARD_BITS = np.uint32(1) << np.arange(C, dtype=np.uint32)  # bit of each card id, (C,)
+SUIT_MATES = np.take_along_axis(cards.SUIT_BITS, cards.EFFECTIVE_SUIT.astype(np.int64), axis=1)
 
 
 def card_bits(mask: np.ndarray) -> np.ndarray:
     """A bool card set ``(B, C)`` as one uint32 per row, bit ``c`` for card ``c``. ``(B,)``."""
-    return (mask * CARD_BITS).sum(axis=1, dtype=np.uint32)
+    return (mask * cards.CARD_BIT).sum(axis=1, dtype=np.uint32)
 
 
 @cache
@@ -291,7 +288,8 @@ class ObsView:
     @cached_property
     def suit_count(self) -> np.ndarray:
         """Cards I hold in each effective suit, int (B, 4)."""
-        return np.bitwise_count(SUIT_BITS[self.trump] & card_bits(self.hand)[:, None]).astype(np.int16)
+        in_suit = cards.SUIT_BITS[self.trump, : cards.NUM_SUITS]  # (B, 4): not the "every card" column
+        return np.bitwise_count(in_suit & card_bits(self.hand)[:, None]).astype(np.int16)
 
     @cached_property
     def suit_len(self) -> np.ndarray:
