@@ -79,10 +79,13 @@ class ObsView:
         self.batch_size = obs.shape[0]
         self.num_players = rules.num_players
         self._slices = _slices(rules)
+        # 0/1 entries: integers and bools compare with 0 without a cast to float (several times faster)
+        self._exact = obs.dtype.kind in "biu"
 
     def piece(self, name: str) -> np.ndarray:
-        """The raw 0/1 columns of one piece of the layout, as bool ``(B, size)``."""
-        return self.obs[:, self._slices[name]] > 0.5
+        """The raw 0/1 columns of one piece of the layout, as bool ``(B, size)`` (a new array)."""
+        cols = self.obs[:, self._slices[name]]
+        return cols != 0 if self._exact else cols > 0.5
 
     def card_piece(self, name: str, sets: int = 1) -> np.ndarray:
         """A piece made of ``sets`` card sets, as bool ``(B, sets, C)``.
