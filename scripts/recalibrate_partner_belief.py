@@ -7,7 +7,11 @@ every decision's rows, seat and public views) and scores each calibrator on the 
 evaluation hands (seat views): reliability bins inside their 95% interval, and ECE, as the benchmark
 counts them. The calibrators: the training's temperature; one temperature; a temperature per trick;
 each population's own temperature; an isotonic map of the probabilities, pooled or per population.
-The record is in ``docs/experiments/partner_bench.md`` (sixth session). About 10 minutes on 2 cores,
+Then the same on the benchmark's own kind of rows (seat views at the first decision of a trick, while
+the partner is still open): calibrators fitted on half of those hands, scored on the other half (some
+2,500 hands, and 400-hand chunks of it, the size of the frozen set) and on the frozen set, to tell
+how often a calibrated belief passes 9 of 10 bins on 400 hands. The record is in
+``docs/experiments/partner_bench.md`` (sixth and seventh sessions). About 12 minutes on 2 cores,
 under 2 GB; everything it makes goes under ``--work``.
 
     python scripts/recalibrate_partner_belief.py --work /tmp/recal
@@ -23,7 +27,7 @@ import numpy as np
 
 from agents.partner_model import PartnerClassifier
 from agents.view import ObsView
-from euchre_env.beliefs import PUBLIC, check_observations, view_observations
+from euchre_env.beliefs import PUBLIC, check_observations, settled_beliefs, view_observations
 from euchre_env.rules import make_rules
 from partner_lab.bench import (
     HIDDEN,
@@ -85,6 +89,21 @@ def prepare(work: Path) -> None:
                  temperature=clf.config.temperature)  # fmt: skip
 
 
+def prepare_matched(work: Path) -> None:
+    """Per population, the calibration hands' rows of the benchmark's kind: seat views, trick starts, open."""
+    rules = make_rules("five_handed")
+    clf = PartnerClassifier(str(work / "classifier.safetensors"))
+    for pop in POPS:
+        r = view_rows(
+            to_arrays(load_dataset(work / "cal" / pop, columns=["hand", "viewer", "label", "obs"])), 0, 1.0
+        )
+        _, open_ = settled_beliefs(r["obs"].astype(bool), rules, r["public"])
+        keep = open_ & (ObsView(r["obs"], rules).n_in_trick == 0) & ~r["public"]
+        z, maker = raw_logits(clf, r["obs"][keep], r["public"][keep])
+        y = np.where(r["label"][keep] == rules.num_players, rules.num_players, (r["label"][keep] - maker) % 5)
+        np.savez(work / f"start_{pop}.npz", z=z, y=y, hand=r["hand"][keep])
+
+
 def softmax(z: np.ndarray) -> np.ndarray:
     e = np.exp(z - z.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -115,6 +134,55 @@ def isotonic(probs: np.ndarray, y: np.ndarray, most: int = 400_000) -> Callable[
     return lambda q: np.interp(q, xs, fitted)
 
 
+def mapped(iso: Callable[[np.ndarray], np.ndarray], z: np.ndarray, t: float) -> np.ndarray:
+    """Probabilities at temperature ``t`` through an isotonic map, renormalised."""
+    probs = softmax(z / t)
+    out = np.maximum(iso(probs), 1e-6) * (probs > 0)  # what counting rules out stays out
+    return out / out.sum(axis=1, keepdims=True)
+
+
+def matched(work: Path, ev: dict[str, dict[str, np.ndarray]], t0: float) -> None:
+    """Calibrators fitted on half the hands' rows of the benchmark's kind, scored on the other half and frozen set."""
+    st = {q: dict(np.load(work / f"start_{q}.npz")) for q in POPS}
+    rng = np.random.default_rng(1)
+    fit = {}  # per population: the rows of the hands the calibrators are fitted on
+    for q in POPS:
+        hands = np.unique(st[q]["hand"])
+        fit[q] = np.isin(st[q]["hand"], rng.permutation(hands)[: hands.size // 2])
+    z_all = np.concatenate([st[q]["z"][fit[q]] for q in POPS])
+    y_all = np.concatenate([st[q]["y"][fit[q]] for q in POPS])
+    t_all = fit_temperature(z_all, y_all)
+    t_own = {q: fit_temperature(st[q]["z"][fit[q]], st[q]["y"][fit[q]]) for q in POPS}
+    iso_all = isotonic(softmax(z_all / t0), y_all)
+    iso_own = {q: isotonic(softmax(st[q]["z"][fit[q]] / t0), st[q]["y"][fit[q]]) for q in POPS}
+    calibrators: dict[str, Callable[[str, np.ndarray], np.ndarray]] = {
+        f"none (the training's temperature, {t0:.3f})": lambda q, z: softmax(z / t0),
+        f"one temperature, {t_all:.3f} (all three)": lambda q, z: softmax(z / t_all),
+        f"each population's own temperature ({' / '.join(f'{t_own[q]:.3f}' for q in POPS)})":
+            lambda q, z: softmax(z / t_own[q]),
+        "an isotonic map (all three)": lambda q, z: mapped(iso_all, z, t0),
+        "each population's own isotonic map": lambda q, z: mapped(iso_own[q], z, t0),
+    }  # fmt: skip
+    print("\nFitted on half the hands' trick-start open seat rows. Per population: bins inside and ECE on the "
+          "other half; mean (least-most) bins over its 400-hand chunks; bins and ECE on the frozen set.")  # fmt: skip
+    print("| calibrator | " + " | ".join(POPS) + " |\n|---|" + "---:|" * len(POPS))
+    for name, fn in calibrators.items():
+        cells = []
+        for q in POPS:
+            z, y, hand, held = st[q]["z"], st[q]["y"], st[q]["hand"], ~fit[q]
+            probs = fn(q, z)
+            half = calibration(probs[held], y[held], groups=hand[held])
+            other = np.unique(hand[held])
+            chunks = [np.isin(hand, other[i : i + 400]) for i in range(0, other.size - 399, 400)]
+            per = [bins_inside(calibration(probs[c], y[c], groups=hand[c])) for c in chunks]
+            e, seat = ev[q], ~ev[q]["public"]
+            frozen = calibration(fn(q, e["z"])[seat], e["y"][seat], groups=e["hand"][seat])
+            cells.append(f"{bins_inside(half)}, {expected_calibration_error(half):.3f}; "
+                         f"{np.mean(per):.1f} ({min(per)}-{max(per)}); "
+                         f"{bins_inside(frozen)}, {expected_calibration_error(frozen):.3f}")  # fmt: skip
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--work", required=True, help="folder for the data, classifier and logits")
@@ -122,6 +190,8 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     if not all((work / f"eval_{q}.npz").exists() for q in POPS):
         prepare(work)
+    if not all((work / f"start_{q}.npz").exists() for q in POPS):
+        prepare_matched(work)
     ev = {q: dict(np.load(work / f"eval_{q}.npz")) for q in POPS}
     cal = {q: dict(np.load(work / f"cal_{q}.npz")) for q in POPS}
     pooled = {k: np.concatenate([cal[q][k] for q in POPS]) for k in ("z", "y", "trick")}
@@ -133,11 +203,6 @@ def main() -> None:
     iso_all = isotonic(softmax(pooled["z"] / t0), pooled["y"])
     iso_own = {q: isotonic(softmax(cal[q]["z"] / t0), cal[q]["y"]) for q in POPS}
 
-    def mapped(iso: Callable[[np.ndarray], np.ndarray], z: np.ndarray) -> np.ndarray:
-        probs = softmax(z / t0)
-        out = np.maximum(iso(probs), 1e-6) * (probs > 0)  # what counting rules out stays out
-        return out / out.sum(axis=1, keepdims=True)
-
     calibrators: dict[str, Callable[[str, dict[str, np.ndarray]], np.ndarray]] = {
         f"the training's temperature, {t0:.3f}": lambda q, e: softmax(e["z"] / t0),
         f"one temperature, {t_all:.3f} (all three)": lambda q, e: softmax(e["z"] / t_all),
@@ -145,8 +210,8 @@ def main() -> None:
             lambda q, e: softmax(e["z"] / t_trick[e["trick"]][:, None]),
         f"each population's own temperature ({' / '.join(f'{t_own[q]:.3f}' for q in POPS)})":
             lambda q, e: softmax(e["z"] / t_own[q]),
-        "an isotonic map (all three)": lambda q, e: mapped(iso_all, e["z"]),
-        "each population's own isotonic map": lambda q, e: mapped(iso_own[q], e["z"]),
+        "an isotonic map (all three)": lambda q, e: mapped(iso_all, e["z"], t0),
+        "each population's own isotonic map": lambda q, e: mapped(iso_own[q], e["z"], t0),
     }  # fmt: skip
     print("| calibrator (fitted on) | " + " | ".join(POPS) + " |\n|---|" + "---:|" * len(POPS))
     for name, fn in calibrators.items():
@@ -164,6 +229,7 @@ def main() -> None:
             f"{q}: highest bin on the calibration hands, predicted {top[0]['predicted']:.3f}, "
             f"observed {top[0]['observed']:.3f}"
         )
+    matched(work, ev, t0)
 
 
 if __name__ == "__main__":
