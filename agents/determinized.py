@@ -368,7 +368,7 @@ class DeterminizedAgent(Agent):
             if policy is None:
                 a = engine.sample_legal(s, rules, rng)
             else:
-                sub = s.take(live)
+                sub = s if live.size == s.batch_size else s.take(live)  # take copies every field
                 a = np.full(s.batch_size, -1, np.int64)
                 a[live] = policy.act(
                     encode(sub, sub.turn, rules, np.uint8), engine.legal_action_mask(sub, rules), rng
