@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.view import SUIT_ONEHOT, ObsView
+from agents.view import ObsView, card_bits
 from euchre_env import cards
 from euchre_env.rules import RulesConfig
 
@@ -67,7 +67,7 @@ class Thresholds:
 
 def suit_counts(hand: np.ndarray) -> np.ndarray:
     """counts[b, t, s]: cards of effective suit ``s`` in hand ``b`` if ``t`` were trump. Int (B, 4, 4)."""
-    return np.einsum("bc,tcs->bts", hand.astype(np.int16), SUIT_ONEHOT[:S])
+    return np.bitwise_count(card_bits(hand)[:, None, None] & cards.SUIT_BITS[None, :S, :S]).astype(np.int16)
 
 
 def hand_strength(hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -106,7 +106,7 @@ def choose_discard(hand6: np.ndarray, trump: np.ndarray) -> np.ndarray:
     """
     order = cards.TRUMP_ORDER[trump].astype(np.int64)  # (B, C)
     suit = cards.EFFECTIVE_SUIT[trump]
-    held_in_suit = np.einsum("bc,bcs->bs", hand6.astype(np.int16), SUIT_ONEHOT[trump])
+    held_in_suit = np.bitwise_count(card_bits(hand6)[:, None] & cards.SUIT_BITS[trump, :S])  # (B, 4)
     count = np.take_along_axis(held_in_suit, suit.astype(np.int64), axis=1)  # (B, C)
     plain = 100 * (count.astype(np.int64) - 1) + cards.CARD_RANK[None, :]
     cost = np.where(order > 0, 1000 + order, np.where(IS_ACE[None, :], 500, plain))

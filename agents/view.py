@@ -29,8 +29,6 @@ C = cards.NUM_CARDS
 # KEY[trump, card]: order of a card inside its effective suit (higher is better);
 # trumps sit above every plain card (100 + trump order), plain cards use their rank.
 KEY = np.where(cards.TRUMP_ORDER > 0, 100 + cards.TRUMP_ORDER, cards.CARD_RANK[None, :]).astype(np.int16)
-# SUIT_ONEHOT[trump, card, suit]: the card follows ``suit`` under ``trump``. Shape (5, C, 4).
-SUIT_ONEHOT = (cards.EFFECTIVE_SUIT[:, :, None] == np.arange(cards.NUM_SUITS)).astype(np.int16)
 # NOT_BELOW[trump, card]: bits of the cards of the card's effective suit that rank as high or higher
 # (the card itself included) under ``trump``; a card is boss when no unseen card is among them. (5, C).
 _SAME_SUIT = cards.EFFECTIVE_SUIT[:, :, None] == cards.EFFECTIVE_SUIT[:, None, :]
