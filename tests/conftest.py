@@ -44,6 +44,16 @@ def cpu_without_bf16() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def sb3_logs_in_pytest_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """stable-baselines3's ``learn()`` makes a folder in the system's temporary directory on every call
+    that brings no logger of its own (``SB3-<date>``, empty when not verbose); the tests' go under
+    pytest's temporary folder instead (notebook kernels, which inherit the environment, included)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3_logs")))
+        yield
+
+
 @pytest.fixture(params=["fp32", "bf16"])
 def precision(request: pytest.FixtureRequest) -> str:
     """Each precision of the network's update passes in turn (torch runs bfloat16 on any CPU, only slower)."""
