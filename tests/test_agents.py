@@ -289,6 +289,40 @@ def test_view_boss_and_suit_counts_follow_their_definitions(rng: np.random.Gener
             assert view.suit_len[i].tolist() == [counts[k] for k in suit[i]], f"{variant}: suit lengths wrong"
 
 
+def test_heuristic_acts_alike_on_every_observation_dtype(rng: np.random.Generator) -> None:
+    """The rule-based player reads 0/1 observations of any dtype (the envs' float32, the rollouts' uint8,
+    bool, int64) and chooses the same actions from each, in every phase of both games."""
+    for variant in ("four_handed", "five_handed"):
+        rules = make_rules(variant)
+        agent = HeuristicAgent(rules)
+        s = engine.init_state(rules, 300, rng=rng)
+        for _ in range(40):
+            live = np.flatnonzero(s.phase != actions.Phase.DONE)
+            if not live.size:
+                break
+            sub = s.take(live)
+            obs, masks = encode(sub, sub.turn, rules), engine.legal_action_mask(sub, rules)
+            first = agent.act(obs.astype(np.float32), masks)
+            for dtype in (np.uint8, bool, np.int64):
+                assert np.array_equal(agent.act(obs.astype(dtype), masks), first), (
+                    f"{variant}: {dtype} differs"
+                )
+            s = engine.step(s, engine.sample_legal(s, rules, rng), rules)
+
+
+def test_bidding_suit_counts_follow_their_definition(rng: np.random.Generator) -> None:
+    """``suit_counts(hand)[b, t, s]``: cards of hand ``b`` whose effective suit is ``s`` when ``t`` is trump
+    (the bowers move to trump), checked against the definition on random hands."""
+    from agents.heuristic_bidding import suit_counts
+
+    hands = rng.random((500, cards.NUM_CARDS)) < 0.25
+    counts = suit_counts(hands)
+    for t in range(cards.NUM_SUITS):
+        for k in range(cards.NUM_SUITS):
+            expected = (hands & (cards.EFFECTIVE_SUIT[t] == k)).sum(axis=1)
+            assert np.array_equal(counts[:, t, k], expected), f"trump {t}, suit {k}: counts wrong"
+
+
 def test_random_agent_is_uniform_over_legal_actions(rng: np.random.Generator) -> None:
     """RandomAgent picks each of three legal actions about a third of the time, never another."""
     rules = make_rules("four_handed")
