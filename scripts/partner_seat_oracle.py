@@ -66,6 +66,11 @@ def training_rows(folder: Path, fraction: float, seed: int) -> dict[str, np.ndar
     return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
 
 
+def maker_frame_seats(frame: np.ndarray, maker: np.ndarray) -> np.ndarray:
+    """(N, P): the absolute seat of each maker-frame seat (``frame``: the viewer's seat; ``maker``: relative to it)."""
+    return (frame[:, None] + maker[:, None] + np.arange(P)) % P
+
+
 def features(clf: PartnerClassifier, obs, public, players, frame, mode: str, probs=None):
     """The belief's features plus 15 inputs on the seats' players (``mode``: ``"none"`` zeros, ``"oracle"``
     each maker-frame seat's true player one-hot, ``"inferred"`` ``probs`` (N, 15) or, without them, those
@@ -74,10 +79,7 @@ def features(clf: PartnerClassifier, obs, public, players, frame, mode: str, pro
     if mode == "inferred":
         extra = player_probs(x) if probs is None else probs
     else:
-        seats = (
-            frame[:, None] + maker[:, None] + np.arange(P)
-        ) % P  # the absolute seat of each maker-frame seat
-        who = players[np.arange(len(players))[:, None], seats]
+        who = players[np.arange(len(players))[:, None], maker_frame_seats(frame, maker)]
         extra = (who[:, :, None] == np.arange(len(NAMES))).reshape(len(who), -1) * (mode == "oracle")
     return np.concatenate([x, extra.astype(np.float32)], axis=1), exact, maker
 
@@ -104,7 +106,7 @@ def fit_players(rows: dict[str, np.ndarray]) -> np.ndarray:
     for at in range(0, n, 8192):
         sl = slice(at, at + 8192)
         x, _, maker = plain.inputs(rows["obs"][sl], rows["public"][sl])
-        seats = (rows["frame"][sl, None] + maker[:, None] + np.arange(P)) % P
+        seats = maker_frame_seats(rows["frame"][sl], maker)
         xs[sl], who[sl] = x, rows["players"][sl][np.arange(len(x))[:, None], seats]
     hands = np.unique(rows["hand"])
     half = np.isin(rows["hand"], np.random.default_rng(2).choice(hands, hands.size // 2, replace=False))

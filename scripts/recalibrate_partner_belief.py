@@ -47,6 +47,11 @@ from partner_lab.dataset import load_dataset, parse_mix, to_arrays, write_datase
 POPS = ("heuristic", "trained", "mix")
 
 
+def shifted(label: np.ndarray, by: np.ndarray, p: int) -> np.ndarray:
+    """Partner classes (a seat ``< p``, or ``p`` for none) seen from seat ``by``: ``(label - by) % p``, ``p`` kept."""
+    return np.where(label == p, p, (label - by) % p)
+
+
 def raw_logits(clf: PartnerClassifier, obs: np.ndarray, public: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Logits before the temperature, maker frame (N, P + 1), and the maker (N,)."""
     x, exact, maker = clf.inputs(obs, public)
@@ -73,7 +78,7 @@ def prepare(work: Path) -> None:
         r = view_rows(to_arrays(load_dataset(data, columns=["hand", "viewer", "label", "obs"])), 0, 0.33)
         z, maker = raw_logits(clf, r["obs"], r["public"])
         trick = (ObsView(r["obs"], rules).trick_winner >= 0).sum(axis=1)
-        y = np.where(r["label"] == p, p, (r["label"] - maker) % p)
+        y = shifted(r["label"], maker, p)
         np.savez(work / f"cal_{pop}.npz", z=z, y=y, trick=trick, public=r["public"], hand=r["hand"])
         states, hand = positions(rules, parse_mix(POPULATIONS[pop]), 400, 0)  # the benchmark's evaluation set
         y_abs, parts = true_class(states, p), []
@@ -81,9 +86,8 @@ def prepare(work: Path) -> None:
             obs, frame, public = view_observations(states, rules, viewer)
             rows_ = np.flatnonzero(~_settled(states, rules, viewer))
             z, maker = raw_logits(clf, *check_observations(obs[rows_].astype(bool), rules, public[rows_]))
-            rel = np.where(y_abs[rows_] == p, p, (y_abs[rows_] - frame[rows_]) % p)
-            parts.append((z, np.where(rel == p, p, (rel - maker) % p), states.trick_no[rows_], hand[rows_],
-                          public[rows_]))  # fmt: skip
+            y = shifted(shifted(y_abs[rows_], frame[rows_], p), maker, p)
+            parts.append((z, y, states.trick_no[rows_], hand[rows_], public[rows_]))
         z, y, trick, hands, public = (np.concatenate(c) for c in zip(*parts, strict=True))
         np.savez(work / f"eval_{pop}.npz", z=z, y=y, trick=trick, public=public, hand=hands,
                  temperature=clf.config.temperature)  # fmt: skip
@@ -100,7 +104,7 @@ def prepare_matched(work: Path) -> None:
         _, open_ = settled_beliefs(r["obs"].astype(bool), rules, r["public"])
         keep = open_ & (ObsView(r["obs"], rules).n_in_trick == 0) & ~r["public"]
         z, maker = raw_logits(clf, r["obs"][keep], r["public"][keep])
-        y = np.where(r["label"][keep] == rules.num_players, rules.num_players, (r["label"][keep] - maker) % 5)
+        y = shifted(r["label"][keep], maker, rules.num_players)
         np.savez(work / f"start_{pop}.npz", z=z, y=y, hand=r["hand"][keep])
 
 
