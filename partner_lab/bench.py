@@ -4,9 +4,11 @@ A *population* is who plays the hands (:data:`POPULATIONS`): the heuristic at
 every seat, the shipped model (``trained``) at every seat, or each seat drawn
 from a mix with random players. For each population the benchmark plays
 
-* a frozen evaluation set: ``--hands`` hands from ``--seed`` (its name,
-  ``partner-<population>-v1``, and the sha256 of the hands are in the report;
-  the hands are a pure function of the seed and the agents);
+* an evaluation set: ``--hands`` hands from ``--seed``, a pure function of the
+  seed and the agents; at the defaults (400 hands, seed 0) the frozen set
+  ``partner-<population>-v1``, whose positions must hash to
+  :data:`FROZEN_SHA256` (:func:`evaluation_set`; the report names the set and
+  its sha256);
 * ``--fit-hands`` other hands (seed + 2) on which the player model's noise is
   fitted (``partner_lab.noise``);
 * ``--train-hands`` other hands (seed + 1), a dataset the learned belief
@@ -29,6 +31,12 @@ against the truth:
   trained on that population alone;
 * ``oracle``: the truth itself, the ceiling (log-loss 0).
 
+``--beliefs`` picks among them (the learned beliefs are trained and the noise
+fitted only when asked for) and scores your own beliefs beside them, each named
+``module:attribute`` (a ``euchre_env.beliefs.PartnerBelief``, or a class or
+function of no arguments that makes one); from Python, :func:`score_belief`
+scores one belief on a population's frozen set.
+
 Scores (``partner_lab.classifier``) are over the positions where the view does not
 know the answer for sure (the called card not yet played, not held by the
 viewer, nobody alone): log-loss (nats), Brier score, accuracy, overall, by
@@ -46,9 +54,10 @@ population (``partner_classifier.safetensors``) and the training hands
 (``train_data/``) to ``--out``. At the defaults it runs in about 30 minutes on
 two cores and stays under 2 GB of memory.
 
-Example::
+Examples::
 
     euchre partner-bench --hands 400 --train-hands 60000 --out runs/partner_bench
+    euchre partner-bench --beliefs exact,my_beliefs:MyBelief --out runs/mine   # seconds, not half an hour
 """
 
 from __future__ import annotations
@@ -78,6 +87,17 @@ HIDDEN = (256, 256)  # the hidden layers of the learned beliefs' seat network
 POPULATIONS = {"heuristic": "heuristic", "trained": "trained", "mix": "heuristic=1,trained=1,random=1"}
 """Who plays each population's hands (``partner_lab.dataset.parse_mix`` specs)."""
 SET_VERSION = "v1"
+FROZEN_HANDS, FROZEN_SEED = 400, 0
+"""The frozen evaluation sets ``partner-<population>-v1``: 400 hands of seed 0 per population."""
+FROZEN_SHA256 = {
+    "heuristic": "c47fd76b5645a019f1425400cf01e3286c03377f852ebe9893662f123bd4550e",
+    "trained": "cd1c235215f0d4b25dc96a2f974246d993f48f7fb14ea347beb4d1f93f473b3b",
+    "mix": "e3f3c3a9f47d3c11cf21361236f43244b26dcb449e6e88a3b9253328f4f557f5",
+}
+"""What each frozen set's positions hash to (:func:`set_digest`): a set that hashes otherwise is not the one
+published scores are over."""
+BUILTIN = ("uniform", "exact", "policy-true", "policy-wrong", "learned", "oracle")
+"""The beliefs ``--beliefs`` can name besides ``module:attribute`` (module docstring)."""
 TRAIN_SHARD_HANDS = 5000  # hands per shard of the training data: a shard's rows are held while it is played
 
 
@@ -114,6 +134,67 @@ def set_digest(states: State, hand: np.ndarray) -> str:
               states.dealer, states.partner):  # fmt: skip
         h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()
+
+
+def evaluation_set(rules: RulesConfig, population: str, hands: int = FROZEN_HANDS,
+                   seed: int = FROZEN_SEED) -> tuple[State, np.ndarray, dict[str, Any]]:  # fmt: skip
+    """A population's evaluation positions: ``(states, hand index (N,), the set's name, seed, hands and sha256)``.
+
+    At ``FROZEN_HANDS`` hands of ``FROZEN_SEED`` it is the frozen set ``partner-<population>-v1``, and its
+    positions must hash to :data:`FROZEN_SHA256` (else the engine or the players changed, and scores on it
+    would not be comparable with published ones: ``ValueError``); any other set is named by its seed and size.
+    """
+    from partner_lab.dataset import parse_mix
+
+    if population not in POPULATIONS:
+        raise ValueError(f"population must be one of {', '.join(POPULATIONS)}, got {population!r}")
+    states, hand = positions(rules, parse_mix(POPULATIONS[population]), hands, seed)
+    digest = set_digest(states, hand)
+    frozen = (hands, seed) == (FROZEN_HANDS, FROZEN_SEED)
+    name = f"partner-{population}-{SET_VERSION}" if frozen else f"partner-{population}-seed{seed}-{hands}"
+    if frozen and digest != FROZEN_SHA256[population]:
+        raise ValueError(f"the frozen set {name} hashes to {digest[:16]}..., not {FROZEN_SHA256[population][:16]}...: "
+                         "the engine or its players changed, and scores on it are not comparable with published ones")  # fmt: skip
+    return states, hand, {"name": name, "seed": seed, "hands": hands, "sha256": digest, "frozen": frozen}
+
+
+def load_belief(spec: str) -> PartnerBelief:
+    """A belief named ``module:attribute``: a ``PartnerBelief``, or a callable of no arguments (a class, a factory)
+    that returns one. Raises ``ValueError`` naming ``spec`` and what went wrong."""
+    import importlib
+
+    module, _, attr = spec.partition(":")
+    if not module or not attr:
+        raise ValueError(f"a belief to load must be written module:attribute, got {spec!r}")
+    try:
+        obj = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"cannot load the belief {spec!r}: {err}") from None
+    if not isinstance(obj, PartnerBelief) and callable(obj):
+        try:
+            obj = obj()
+        except Exception as err:  # noqa: BLE001 - whatever the user's factory raises, say which one
+            raise ValueError(f"cannot make the belief {spec!r} by calling it with no arguments: {err}") from None
+    if not isinstance(obj, PartnerBelief):
+        raise ValueError(f"{spec!r} must be a euchre_env.beliefs.PartnerBelief or make one when called with no "
+                         f"arguments, got {type(obj).__name__}")  # fmt: skip
+    return obj
+
+
+def score_belief(belief: PartnerBelief, population: str = "heuristic", name: str = "belief") -> dict[str, Any]:
+    """One belief's scores on a population's frozen set, as ``euchre partner-bench`` reports them.
+
+    Returns:
+        ``{"seat": scores, "public": scores, "calibration": reliability table (seat views),
+        "views_per_second": float, "set": the set's name and sha256}``; each view's scores hold ``log_loss``,
+        ``brier``, ``accuracy``, ``n``, ``by_trick``, ``by_role`` and ``identification`` (the seat view also
+        ``ece``), over the positions where the view does not know the partner for sure.
+    """
+    rules = make_rules("five_handed")
+    states, hand, meta = evaluation_set(rules, population)
+    entry = score_population(states, hand, rules, {name: dict.fromkeys(VIEWS, belief)})
+    return {**entry["beliefs"][name], "calibration": entry["calibration"][name],
+            "views_per_second": entry["beliefs_per_second"][name], "set": meta}  # fmt: skip
 
 
 def true_class(s: State, p: int) -> np.ndarray:
@@ -218,39 +299,54 @@ def train_learned(args: argparse.Namespace, out: Path, command: str) -> tuple[di
 
 
 def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
-    """Play, believe, score; returns the report (also written to ``args.out``)."""
+    """Play, believe, score; returns the report (also written to ``args.out``).
+
+    ``args.beliefs`` (default :data:`BUILTIN`) picks the beliefs: the learned ones are trained (or
+    ``args.classifier`` read) and the policy belief's noise fitted only when they are asked for.
+    """
     from agents.beliefs import PolicyBelief, with_noise
     from partner_lab.dataset import parse_mix
     from partner_lab.noise import fit_noise
     from training.runs import provenance, write_json
 
+    names = list(getattr(args, "beliefs", BUILTIN))
+    loaded = {n: load_belief(n) for n in names if n not in BUILTIN}  # before any long work: a bad name fails now
     rules = make_rules("five_handed")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    classifiers, train_stats = train_learned(args, out, command)
+    classifiers, train_stats = train_learned(args, out, command) if "learned" in names else ({}, {})
     report: dict[str, Any] = {"hands": args.hands, "fit_hands": args.fit_hands, "train_hands": args.train_hands,
                               "worlds": args.worlds, "seed": args.seed, "train": train_stats, "populations": {}}  # fmt: skip
     for pop in args.populations:
         mix = parse_mix(POPULATIONS[pop])
         true_model, wrong_model, models_text = player_models(rules, mix)
-        fit_states, _ = positions(rules, mix, args.fit_hands, args.seed + 2)
-        noise = fit_noise(true_model, fit_states, rules, true_class(fit_states, rules.num_players),
-                          n_worlds=args.worlds, seed=args.seed)  # fmt: skip
-        eps = {view: noise[view]["epsilon"] for view in VIEWS}
-        beliefs: dict[str, dict[str, PartnerBelief | None]] = {
-            "uniform": dict.fromkeys(VIEWS, UniformBelief()),
-            "exact": dict.fromkeys(VIEWS, ExactBelief()),
-            "policy-true": {v: PolicyBelief(with_noise(true_model, eps[v]), args.worlds, seed=args.seed) for v in VIEWS},
-            "policy-wrong": dict.fromkeys(VIEWS, PolicyBelief(wrong_model, args.worlds, seed=args.seed)),
-            "learned": dict.fromkeys(VIEWS, classifiers["all"]),
-            **{f"learned-{q}": dict.fromkeys(VIEWS, c) for q, c in classifiers.items() if q != "all"},
-            "oracle": dict.fromkeys(VIEWS, None),
-        }  # fmt: skip
-        states, hand = positions(rules, mix, args.hands, args.seed)
+        noise = None
+        if "policy-true" in names:
+            fit_states, _ = positions(rules, mix, args.fit_hands, args.seed + 2)
+            noise = fit_noise(true_model, fit_states, rules, true_class(fit_states, rules.num_players),
+                              n_worlds=args.worlds, seed=args.seed)  # fmt: skip
+        beliefs: dict[str, dict[str, PartnerBelief | None]] = {}
+        for name in names:
+            if name == "uniform":
+                beliefs[name] = dict.fromkeys(VIEWS, UniformBelief())
+            elif name == "exact":
+                beliefs[name] = dict.fromkeys(VIEWS, ExactBelief())
+            elif name == "policy-true":
+                beliefs[name] = {v: PolicyBelief(with_noise(true_model, noise[v]["epsilon"]), args.worlds,
+                                                 seed=args.seed) for v in VIEWS}  # fmt: skip
+            elif name == "policy-wrong":
+                beliefs[name] = dict.fromkeys(VIEWS, PolicyBelief(wrong_model, args.worlds, seed=args.seed))
+            elif name == "learned":
+                beliefs[name] = dict.fromkeys(VIEWS, classifiers["all"])
+                beliefs.update({f"learned-{q}": dict.fromkeys(VIEWS, c) for q, c in classifiers.items() if q != "all"})
+            elif name == "oracle":
+                beliefs[name] = dict.fromkeys(VIEWS, None)
+            else:
+                beliefs[name] = dict.fromkeys(VIEWS, loaded[name])
+        states, hand, meta = evaluation_set(rules, pop, args.hands, args.seed)
         entry = score_population(states, hand, rules, beliefs)
         entry.update({"agents": mix, "models": models_text, "noise": noise, "positions": states.batch_size,
-                      "set": {"name": f"partner-{pop}-{SET_VERSION}", "seed": args.seed, "hands": args.hands,
-                              "sha256": set_digest(states, hand)}})  # fmt: skip
+                      "set": meta})  # fmt: skip
         report["populations"][pop] = entry
     report["provenance"] = provenance(argparse.Namespace(seed=args.seed, variant="five_handed"), command)
     report["provenance"]["algo"] = "partner-bench"
@@ -260,7 +356,8 @@ def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
     tmp.write_text(text)
     tmp.replace(out / "partner_bench.md")
     first = report["populations"][args.populations[0]]
-    plot_calibration(first["calibration"], out / "calibration.png", args.populations[0])
+    if first["calibration"]:
+        plot_calibration(first["calibration"], out / "calibration.png", args.populations[0])
     return report
 
 
@@ -352,8 +449,9 @@ def to_markdown(report: dict[str, Any]) -> str:
         s = e["set"]
         lines += [f"\n## {pop}: {', '.join(f'{k}={v:g}' for k, v in e['agents'].items())}\n",
                   (f"Set {s['name']} (seed {s['seed']}, {s['hands']} hands, {e['positions']} positions, sha256 "
-                  f"{s['sha256'][:16]}...); player models {e['models']}; fitted epsilon: seat views "
-                  f"{e['noise']['seat']['epsilon']:g}, public {e['noise']['public']['epsilon']:g}.\n")]  # fmt: skip
+                  f"{s['sha256'][:16]}...); player models {e['models']}"
+                  + (f"; fitted epsilon: seat views {e['noise']['seat']['epsilon']:g}, public "
+                     f"{e['noise']['public']['epsilon']:g}" if e.get("noise") else "") + ".\n")]  # fmt: skip
         for view in VIEWS:
             lines += [f"\n### {view} view\n",
                       "| belief | log-loss | Brier | accuracy | log-loss by trick 1-5 | identified | mean trick | ECE |",
@@ -392,9 +490,9 @@ def to_markdown(report: dict[str, Any]) -> str:
             cells = [f"{pops[q]['beliefs'][name]['seat']['log_loss']:.3f} / "
                      f"{pops[q]['beliefs'][name]['public']['log_loss']:.3f}" for q in pops]  # fmt: skip
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
-        lines.append("| (exact, for reference) | " + " | ".join(
-            f"{pops[q]['beliefs']['exact']['seat']['log_loss']:.3f} / {pops[q]['beliefs']['exact']['public']['log_loss']:.3f}"
-            for q in pops) + " |")  # fmt: skip
+        if "exact" in pops[next(iter(pops))]["beliefs"]:
+            exact = [" / ".join(f"{pops[q]['beliefs']['exact'][v]['log_loss']:.3f}" for v in VIEWS) for q in pops]
+            lines.append("| (exact, for reference) | " + " | ".join(exact) + " |")
     if report.get("train"):
         lines += ["\n## Learned beliefs: training\n", "| trained on | rows | held-out log-loss | counted belief's | temperature |",
                   "|---|---:|---:|---:|---:|"]  # fmt: skip
@@ -457,6 +555,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="hands of each population's evaluation set (default 400)")  # fmt: skip
     parser.add_argument("--populations", type=_populations, default=list(POPULATIONS),
                         help=f"comma-separated populations to score (default all: {', '.join(POPULATIONS)})")  # fmt: skip
+    parser.add_argument("--beliefs", type=_beliefs, default=list(BUILTIN),
+                        help=f"comma-separated beliefs to score: any of {', '.join(BUILTIN)} (default all), and your "
+                             "own as module:attribute (a PartnerBelief, or what makes one)")  # fmt: skip
     parser.add_argument("--worlds", type=int, default=256, help="worlds per view of the policy beliefs")
     parser.add_argument("--fit-hands", type=int, default=60, help="hands per population the noise is fitted on")
     parser.add_argument("--train-hands", type=int, default=60000, help="hands per population the learned beliefs train on")
@@ -475,6 +576,14 @@ def _populations(text: str) -> list[str]:
     bad = [n for n in names if n not in POPULATIONS]
     if not names or bad:
         raise argparse.ArgumentTypeError(f"must be some of {', '.join(POPULATIONS)}, got {text!r}")
+    return list(dict.fromkeys(names))
+
+
+def _beliefs(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in BUILTIN and ":" not in n]
+    if not names or bad:
+        raise argparse.ArgumentTypeError(f"must be some of {', '.join(BUILTIN)} or module:attribute, got {text!r}")
     return list(dict.fromkeys(names))
 
 

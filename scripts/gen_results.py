@@ -183,8 +183,8 @@ SOURCES: dict[str, tuple[str, str]] = {
         )
     },
 }
-# what a partner-bench run leaves in its folder that the docs do not need (the data and model it trained)
-NOT_KEPT = ("train_data", "partner_classifier.safetensors", "response.safetensors")
+# what a run leaves in its folder that the docs do not need (partner-bench's training hands, the exploit probe's model)
+NOT_KEPT = ("train_data", "response.safetensors")
 MARKER = re.compile(r"(<!-- results:([\w-]+) -->\n)(.*?)(<!-- /results:\2 -->)", re.DOTALL)
 
 

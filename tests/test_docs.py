@@ -193,7 +193,7 @@ def test_each_results_file_records_the_command_that_wrote_it() -> None:
         if "--out" in argv:
             out = argv[argv.index("--out") + 1]
             assert (ROOT / path).parent == ROOT / out, f"{path}: its command wrote to {out}"
-    for extra in gen.NOT_KEPT:  # partner-bench's training data and classifier stay out of the docs
+    for extra in gen.NOT_KEPT:  # partner-bench's training data stays out of the docs (its classifier is kept)
         assert not (ROOT / gen.SOURCES["partner_bench"][0]).parent.joinpath(extra).exists(), extra
 
 

@@ -22,7 +22,6 @@ from agents.partner_features import GROUPS
 from euchre_env import make_rules
 from euchre_env.actions import Phase
 from partner_lab import bench as partner_bench
-from partner_lab.dataset import parse_mix
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
     args = argparse.Namespace(out=str(out), hands=40, populations=["heuristic", "mix"], worlds=16, fit_hands=8,
-                              train_hands=400, row_fraction=0.25, ablation=True, classifier="", seed=3, threads=1)  # fmt: skip
+                              train_hands=400, row_fraction=0.25, ablation=True, classifier="", seed=3, threads=1,
+                              beliefs=list(partner_bench.BUILTIN))  # fmt: skip
     return out, partner_bench.run(args)
 
 
@@ -43,7 +43,7 @@ def test_the_report_files_and_every_belief_in_both_views_of_every_population(rep
     names = {"uniform", "exact", "policy-true", "policy-wrong", "learned", "learned-heuristic", "learned-mix", "oracle"}
     for pop, e in rep["populations"].items():
         assert set(e["beliefs"]) == names and e["positions"] > 0
-        assert e["set"]["name"] == f"partner-{pop}-{partner_bench.SET_VERSION}" and len(e["set"]["sha256"]) == 64
+        assert e["set"]["name"] == f"partner-{pop}-seed3-40" and not e["set"]["frozen"] and len(e["set"]["sha256"]) == 64
         for name in names:
             for view in ("seat", "public"):
                 v = e["beliefs"][name][view]
@@ -73,13 +73,76 @@ def test_the_oracle_is_perfect_and_counting_beats_reading_no_cards(report):
 
 
 def test_the_frozen_evaluation_sets_are_the_ones_the_published_report_scored():
-    """Each population's set (deal seeds and the hands its players logged) hashes as in the docs' report."""
+    """Each population's set (deal seeds and the hands its players logged) hashes as the code pins it and as
+    the docs' report records it."""
     published = json.loads((ROOT / "docs/results/partner_bench/partner_bench.json").read_text())
     rules = make_rules("five_handed")
+    assert set(published["populations"]) == set(partner_bench.FROZEN_SHA256)
     for pop, e in published["populations"].items():
         s = e["set"]
-        states, hand = partner_bench.positions(rules, parse_mix(partner_bench.POPULATIONS[pop]), s["hands"], s["seed"])
-        assert partner_bench.set_digest(states, hand) == s["sha256"], pop
+        assert (s["hands"], s["seed"]) == (partner_bench.FROZEN_HANDS, partner_bench.FROZEN_SEED)
+        _, _, meta = partner_bench.evaluation_set(rules, pop)
+        assert meta["sha256"] == s["sha256"] == partner_bench.FROZEN_SHA256[pop], pop
+        assert meta["name"] == s["name"] == f"partner-{pop}-v1" and meta["frozen"]
+
+
+def test_a_frozen_set_that_hashes_otherwise_is_refused(monkeypatch):
+    """Scores on a set that is not the published one must not pass for scores on it."""
+    monkeypatch.setitem(partner_bench.FROZEN_SHA256, "heuristic", "0" * 64)
+    with pytest.raises(ValueError, match=r"partner-heuristic-v1 hashes to \w+\.\.\., not 0000"):
+        partner_bench.evaluation_set(make_rules("five_handed"), "heuristic")
+    with pytest.raises(ValueError, match="population must be one of heuristic, trained, mix, got 'nope'"):
+        partner_bench.evaluation_set(make_rules("five_handed"), "nope")
+
+
+def test_the_published_learned_belief_and_counting_score_as_published():
+    """The classifier kept beside the report, and the counted belief, scored on the frozen sets through
+    ``score_belief``, give the published rows: a researcher's own belief is scored on the same footing."""
+    from agents.partner_model import PartnerClassifier
+    from euchre_env.beliefs import ExactBelief
+
+    folder = ROOT / "docs/results/partner_bench"
+    published = json.loads((folder / "partner_bench.json").read_text())
+    learned = PartnerClassifier(str(folder / "partner_classifier.safetensors"))
+    for pop, e in published["populations"].items():
+        for name, belief in (("exact", ExactBelief()), ("learned", learned)):
+            got = partner_bench.score_belief(belief, pop, name=name)
+            assert got["set"]["sha256"] == e["set"]["sha256"]
+            for view in ("seat", "public"):
+                want = e["beliefs"][name][view]
+                assert got[view]["n"] == want["n"], (pop, name, view)
+                assert got[view]["log_loss"] == pytest.approx(want["log_loss"], rel=1e-6), (pop, name, view)
+                assert got[view]["accuracy"] == pytest.approx(want["accuracy"], abs=1e-9), (pop, name, view)
+            want_bins = partner_bench.bins_inside(e["calibration"][name])
+            assert partner_bench.bins_inside(got["calibration"]) == want_bins, (pop, name)
+            assert got["seat"]["ece"] == pytest.approx(e["beliefs"][name]["seat"]["ece"], rel=1e-5)
+
+
+def test_beliefs_picks_what_runs_and_scores_a_belief_loaded_by_name(tmp_path):
+    """``--beliefs`` with no learned or policy belief trains and fits nothing; a belief named
+    module:attribute (here a class, made with no arguments) scores exactly as the built-in it is."""
+    args = argparse.Namespace(out=str(tmp_path), hands=30, populations=["mix"], worlds=4, fit_hands=4,
+                              train_hands=50, row_fraction=0.1, ablation=True, classifier="", seed=5, threads=1,
+                              beliefs=["exact", "euchre_env.beliefs:ExactBelief", "oracle"])  # fmt: skip
+    rep = partner_bench.run(args)
+    e = rep["populations"]["mix"]
+    assert list(e["beliefs"]) == ["exact", "euchre_env.beliefs:ExactBelief", "oracle"]
+    assert rep["train"] == {} and e["noise"] is None and not (tmp_path / "train_data").exists()
+    for view in ("seat", "public"):
+        assert e["beliefs"]["euchre_env.beliefs:ExactBelief"][view]["log_loss"] == e["beliefs"]["exact"][view]["log_loss"]
+    assert "euchre_env.beliefs:ExactBelief" in (tmp_path / "partner_bench.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [("nope", "must be written module:attribute, got 'nope'"), ("euchre_env.beliefs:Nothing", "cannot load the belief"),
+     ("no_such_module_x:B", "cannot load the belief 'no_such_module_x:B'"),
+     ("numpy:pi", "must be a euchre_env.beliefs.PartnerBelief or make one"),
+     ("euchre_env.beliefs:PartnerBelief", "cannot make the belief")],
+)  # fmt: skip
+def test_load_belief_names_what_is_wrong(spec, message):
+    with pytest.raises(ValueError, match=message):
+        partner_bench.load_belief(spec)
 
 
 def test_the_published_policy_belief_with_fitted_noise_is_not_worse_than_counting():
@@ -103,7 +166,9 @@ def test_positions_start_a_trick_after_the_declaration():
 @pytest.mark.parametrize(
     ("argv", "message"),
     [(["--hands", "0"], "--hands must be at least 1"), (["--populations", "nope"], "must be some of heuristic"),
-     (["--seed", "-2"], "--seed must be at least 0")],
+     (["--seed", "-2"], "--seed must be at least 0"),
+     (["--beliefs", "exact,nope"], "--beliefs: must be some of uniform, exact"),
+     (["--beliefs", "exact,numpy:pi"], "'numpy:pi' must be a euchre_env.beliefs.PartnerBelief")],
 )  # fmt: skip
 def test_bad_options_exit_2_with_a_message(argv, message, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "apps.cli", "partner-bench", "--out", str(tmp_path / "b"),
