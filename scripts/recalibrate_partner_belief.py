@@ -10,9 +10,11 @@ each population's own temperature; an isotonic map of the probabilities, pooled 
 Then the same on the benchmark's own kind of rows (seat views at the first decision of a trick, while
 the partner is still open): calibrators fitted on half of those hands, scored on the other half (some
 2,500 hands, and 400-hand chunks of it, the size of the frozen set) and on the frozen set, to tell
-how often a calibrated belief passes 9 of 10 bins on 400 hands. The record is in
-``docs/experiments/partner_bench.md`` (sixth and seventh sessions). About 12 minutes on 2 cores,
-under 2 GB; everything it makes goes under ``--work``.
+how often a calibrated belief passes 9 of 10 bins on 400 hands. Last, eight sets made as the frozen one is
+(400 hands, seeds 0-7; seed 0 is the frozen set): the log-loss as a share of counting's, and the bins inside
+as trained and through each population's own isotonic map. The record is in
+``docs/experiments/partner_bench.md`` (sixth to eighth sessions). About 13 minutes on 2 cores, under 2 GB;
+everything it makes goes under ``--work``.
 
     python scripts/recalibrate_partner_belief.py --work /tmp/recal
 """
@@ -28,7 +30,8 @@ import numpy as np
 from agents.partner_model import PartnerClassifier
 from agents.view import ObsView
 from euchre_env.beliefs import PUBLIC, check_observations, settled_beliefs, view_observations
-from euchre_env.rules import make_rules
+from euchre_env.rules import RulesConfig, make_rules
+from euchre_env.state import State
 from partner_lab.bench import (
     HIDDEN,
     POPULATIONS,
@@ -58,6 +61,22 @@ def raw_logits(clf: PartnerClassifier, obs: np.ndarray, public: np.ndarray) -> t
     return clf.logits(x, exact) * clf.config.temperature, maker
 
 
+def set_rows(clf: PartnerClassifier, rules: RulesConfig, states: State, hand: np.ndarray) -> dict[str, np.ndarray]:
+    """The rows an evaluation set is scored on (every seat's view and the public's, partner open), maker frame:
+    raw logits ``z``, the answer ``y``, the counted belief ``exact``, ``trick``, ``hand`` and ``public``."""
+    p = rules.num_players
+    y_abs, parts = true_class(states, p), []
+    for viewer in [*range(p), PUBLIC]:
+        obs, frame, public = view_observations(states, rules, viewer)
+        rows = np.flatnonzero(~_settled(states, rules, viewer))
+        x, exact, maker = clf.inputs(*check_observations(obs[rows].astype(bool), rules, public[rows]))
+        z = clf.logits(x, exact) * clf.config.temperature
+        y = shifted(shifted(y_abs[rows], frame[rows], p), maker, p)
+        parts.append({"z": z, "y": y, "exact": exact, "trick": states.trick_no[rows], "hand": hand[rows],
+                      "public": public[rows]})  # fmt: skip
+    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+
+
 def prepare(work: Path) -> None:
     """Classifier, and per population the calibration rows and evaluation rows as ``.npz`` (logits, labels)."""
     rules = make_rules("five_handed")
@@ -80,16 +99,8 @@ def prepare(work: Path) -> None:
         trick = (ObsView(r["obs"], rules).trick_winner >= 0).sum(axis=1)
         y = shifted(r["label"], maker, p)
         np.savez(work / f"cal_{pop}.npz", z=z, y=y, trick=trick, public=r["public"], hand=r["hand"])
-        states, hand = positions(rules, parse_mix(POPULATIONS[pop]), 400, 0)  # the benchmark's evaluation set
-        y_abs, parts = true_class(states, p), []
-        for viewer in [*range(p), PUBLIC]:
-            obs, frame, public = view_observations(states, rules, viewer)
-            rows_ = np.flatnonzero(~_settled(states, rules, viewer))
-            z, maker = raw_logits(clf, *check_observations(obs[rows_].astype(bool), rules, public[rows_]))
-            y = shifted(shifted(y_abs[rows_], frame[rows_], p), maker, p)
-            parts.append((z, y, states.trick_no[rows_], hand[rows_], public[rows_]))
-        z, y, trick, hands, public = (np.concatenate(c) for c in zip(*parts, strict=True))
-        np.savez(work / f"eval_{pop}.npz", z=z, y=y, trick=trick, public=public, hand=hands,
+        r = set_rows(clf, rules, *positions(rules, parse_mix(POPULATIONS[pop]), 400, 0))  # the frozen set
+        np.savez(work / f"eval_{pop}.npz", z=r["z"], y=r["y"], trick=r["trick"], public=r["public"], hand=r["hand"],
                  temperature=clf.config.temperature)  # fmt: skip
 
 
@@ -187,6 +198,29 @@ def matched(work: Path, ev: dict[str, dict[str, np.ndarray]], t0: float) -> None
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
+def other_sets(work: Path, t0: float, seeds: range = range(8)) -> None:
+    """The belief as trained, and each population's own isotonic map (fitted on all its calibration hands' rows
+    of the benchmark's kind), on sets made as the frozen one is (400 hands; seed 0 is the frozen set)."""
+    rules = make_rules("five_handed")
+    clf = PartnerClassifier(str(work / "classifier.safetensors"))
+    print("\nSets of 400 hands made as the frozen one is (seed 0 is it), seat views: log-loss as a share of "
+          "counting's; bins inside as trained, and with the population's own isotonic map.")  # fmt: skip
+    print("| players | " + " | ".join(f"seed {k}" for k in seeds) + " |\n|---|" + "---|" * len(seeds))
+    for pop in POPS:
+        st = dict(np.load(work / f"start_{pop}.npz"))
+        iso = isotonic(softmax(st["z"] / t0), st["y"])
+        cells = []
+        for seed in seeds:
+            r = set_rows(clf, rules, *positions(rules, parse_mix(POPULATIONS[pop]), 400, seed))
+            seat = ~r["public"]
+            z, y, hand, n = r["z"][seat], r["y"][seat], r["hand"][seat], int(seat.sum())
+            ratio = -np.log(softmax(z / t0)[np.arange(n), y]).mean() / -np.log(r["exact"][seat][np.arange(n), y]).mean()
+            raw = bins_inside(calibration(softmax(z / t0), y, groups=hand))
+            fitted = bins_inside(calibration(mapped(iso, z, t0), y, groups=hand))
+            cells.append(f"{ratio:.3f}; {raw}, {fitted}")
+        print(f"| {pop} | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--work", required=True, help="folder for the data, classifier and logits")
@@ -234,6 +268,7 @@ def main() -> None:
             f"observed {top[0]['observed']:.3f}"
         )
     matched(work, ev, t0)
+    other_sets(work, t0)
 
 
 if __name__ == "__main__":
