@@ -69,6 +69,7 @@ without the training extras.
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -482,13 +483,19 @@ class HandRecorder:
 
 
 def save_records(path: str | Path, records: Sequence[HandRecord], append: bool = False) -> Path:
-    """Write ``records`` to ``path``, one JSON object per line (JSON Lines). Returns the path."""
+    """Write ``records`` to ``path``, one JSON object per line (JSON Lines; gzip-compressed when the name ends
+    in ``.gz``). Returns the path."""
     path = Path(path)
     for i, r in enumerate(records):
         if not isinstance(r, HandRecord):
             raise ValueError(f"save_records: records[{i}] is a {type(r).__name__}, not a HandRecord")
-    with path.open("a" if append else "w", encoding="utf-8") as f:
-        f.writelines(r.to_json() + "\n" for r in records)
+    text = "".join(r.to_json() + "\n" for r in records)
+    if path.suffix == ".gz":  # one gzip member per call (appending adds one); no time stamp: same records, same bytes
+        with path.open("ab" if append else "wb") as f:
+            f.write(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        with path.open("a" if append else "w", encoding="utf-8") as f:
+            f.write(text)
     return path
 
 
@@ -502,7 +509,8 @@ def _loads(text: str | bytes, where: str) -> Any:
 
 
 def load_records(path: str | Path) -> list[HandRecord]:
-    """Read hand records from ``path``: one record, a JSON list of records, or JSON Lines.
+    """Read hand records from ``path``: one record, a JSON list of records, or JSON Lines; gzip-compressed
+    when the name ends in ``.gz``.
 
     Every record is checked (``HandRecord.from_dict``); a fault names the
     record (its line or index) and the field.
@@ -511,7 +519,15 @@ def load_records(path: str | Path) -> list[HandRecord]:
         ValueError: the file holds no record, or a record is malformed.
         OSError: the file cannot be read.
     """
-    text = Path(path).read_text(encoding="utf-8")
+    path = Path(path)
+    if path.suffix == ".gz":
+        data = path.read_bytes()
+        try:
+            text = gzip.decompress(data).decode("utf-8")
+        except (OSError, EOFError, UnicodeDecodeError) as err:  # gzip.BadGzipFile is an OSError
+            raise ValueError(f"{path}: not a gzip file of hand records ({err})") from None
+    else:
+        text = path.read_text(encoding="utf-8")
     try:
         whole = json.loads(text)
     except ValueError:

@@ -5,8 +5,9 @@ every seat, the shipped model (``trained``) at every seat, or each seat drawn
 from a mix with random players. For each population the benchmark plays
 
 * an evaluation set: ``--hands`` hands from ``--seed``, a pure function of the
-  seed and the agents; at the defaults (400 hands, seed 0) the frozen set
-  ``partner-<population>-v1``, whose positions must hash to
+  seed and the agents, kept as hand records (``sets/<name>.jsonl.gz``, replayed
+  with no player by ``--sets``); at the defaults (400 hands, seed 0) the frozen
+  set ``partner-<population>-v1``, whose positions must hash to
   :data:`FROZEN_SHA256` (:func:`evaluation_set`; the report names the set and
   its sha256);
 * ``--fit-hands`` other hands (seed + 2) on which the player model's noise is
@@ -49,9 +50,9 @@ calibration error, and a plot, cluster-robust intervals over hands); beliefs
 per second. The learned beliefs' training also gives the held-out log-loss of
 the network retrained with each group of its inputs zeroed (``--no-ablation``
 skips it): what each input buys. Writes ``partner_bench.json``,
-``partner_bench.md``, ``calibration.png``, the classifier trained on every
-population (``partner_classifier.safetensors``) and the training hands
-(``train_data/``) to ``--out``. At the defaults it runs in about 30 minutes on
+``partner_bench.md``, ``calibration.png``, the evaluation sets (``sets/``), the
+classifier trained on every population (``partner_classifier.safetensors``) and
+the training hands (``train_data/``) to ``--out``. At the defaults it runs in about 30 minutes on
 two cores and stays under 2 GB of memory.
 
 Examples::
@@ -105,26 +106,67 @@ def positions(
     rules: RulesConfig, agents: dict[str, float], hands: int, seed: int
 ) -> tuple[State, np.ndarray]:
     """States at the first decision of each trick after the declaration; ``(states, hand index (N,))``."""
+    states, hand, _ = _play_set(rules, agents, hands, seed, record=False)
+    return states, hand
+
+
+def _is_position(s: State) -> np.ndarray:
+    """(B,) bool: a trick's first decision once the maker has declared (what the benchmark scores)."""
+    return (s.phase == Phase.PLAY) & (s.n_played == 0) & (s.called >= 0)
+
+
+def _play_set(rules: RulesConfig, agents: dict[str, float], hands: int, seed: int,
+              record: bool) -> tuple[State, np.ndarray, list[Any] | None]:  # fmt: skip
+    """:func:`positions`, and with ``record`` the hands as ``HandRecord`` s in hand order."""
     from agents import make_agent
     from arena.evaluate import play_tables
+    from euchre_env.records import HandRecorder
 
     names = list(agents)
     rng = np.random.default_rng(seed)
     slots = draw_seats(agents, hands, rules.num_players, rng)
     seeds = np.random.SeedSequence([seed, 1]).generate_state(hands, np.uint64)
+    recorder = HandRecorder(rules, [[names[k] for k in row] for row in slots]) if record else None
     taken: list[State] = []
     hand_ids: list[np.ndarray] = []
 
     def observe(s: State, acts: np.ndarray) -> None:
-        rows = np.flatnonzero((acts >= 0) & (s.phase == Phase.PLAY) & (s.n_played == 0) & (s.called >= 0))
+        if recorder is not None:
+            recorder(s, acts)
+        rows = np.flatnonzero((acts >= 0) & _is_position(s))
         if rows.size:
             taken.append(s.take(rows))
             hand_ids.append(rows)
 
-    play_tables(
+    final = play_tables(
         rules, seeds, slots, [make_agent(n, rules) for n in names], rng, names=names, observer=observe
     )
-    return State.concatenate(taken), np.concatenate(hand_ids)
+    records = None
+    if recorder is not None:
+        order = {int(x): i for i, x in enumerate(seeds)}
+        records = sorted(recorder.finish(final), key=lambda r: order[r.seed])
+    return State.concatenate(taken), np.concatenate(hand_ids), records
+
+
+def set_records(population: str, hands: int = FROZEN_HANDS, seed: int = FROZEN_SEED) -> list[Any]:
+    """A population's evaluation set as hand records (``euchre_env.records``), in hand order: each hand's deal,
+    every decision and who sat where. :func:`evaluation_set` rebuilds the set from them with no player at all."""
+    if population not in POPULATIONS:
+        raise ValueError(f"population must be one of {', '.join(POPULATIONS)}, got {population!r}")
+    from partner_lab.dataset import parse_mix
+
+    return _play_set(make_rules("five_handed"), parse_mix(POPULATIONS[population]), hands, seed, record=True)[2]
+
+
+def positions_from_records(records: Sequence[Any]) -> tuple[State, np.ndarray]:
+    """:func:`positions` of recorded hands (``HandRecord`` s, one per hand in hand order), by replaying them:
+    the same states in the same order (each hand's decisions were played in step with the others')."""
+    from euchre_env.records import replay
+
+    played = [replay(r)[: len(r.decisions)] for r in records]  # the state before each decision
+    taken = [(k, i, s) for i, states in enumerate(played) for k, s in enumerate(states) if _is_position(s)[0]]
+    taken.sort(key=lambda t: t[:2])  # decision by decision, then hand by hand, as the tables were played
+    return State.concatenate([s for _, _, s in taken]), np.array([i for _, i, _ in taken], dtype=np.int64)
 
 
 def set_digest(states: State, hand: np.ndarray) -> str:
@@ -136,25 +178,39 @@ def set_digest(states: State, hand: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def evaluation_set(rules: RulesConfig, population: str, hands: int = FROZEN_HANDS,
-                   seed: int = FROZEN_SEED) -> tuple[State, np.ndarray, dict[str, Any]]:  # fmt: skip
+def set_name(population: str, hands: int = FROZEN_HANDS, seed: int = FROZEN_SEED) -> str:
+    """``partner-<population>-v1`` for the frozen set, else ``partner-<population>-seed<seed>-<hands>``."""
+    frozen = (hands, seed) == (FROZEN_HANDS, FROZEN_SEED)
+    return f"partner-{population}-{SET_VERSION}" if frozen else f"partner-{population}-seed{seed}-{hands}"
+
+
+def evaluation_set(rules: RulesConfig, population: str, hands: int = FROZEN_HANDS, seed: int = FROZEN_SEED,
+                   records: Sequence[Any] | None = None) -> tuple[State, np.ndarray, dict[str, Any]]:  # fmt: skip
     """A population's evaluation positions: ``(states, hand index (N,), the set's name, seed, hands and sha256)``.
 
-    At ``FROZEN_HANDS`` hands of ``FROZEN_SEED`` it is the frozen set ``partner-<population>-v1``, and its
-    positions must hash to :data:`FROZEN_SHA256` (else the engine or the players changed, and scores on it
-    would not be comparable with published ones: ``ValueError``); any other set is named by its seed and size.
+    The hands are played by the population's players, or replayed from ``records`` (its hands as
+    :func:`set_records` gives them: no player is needed). At ``FROZEN_HANDS`` hands of ``FROZEN_SEED`` it is
+    the frozen set ``partner-<population>-v1``, and its positions must hash to :data:`FROZEN_SHA256` (else the
+    engine, the players or the records changed, and scores on it would not be comparable with published
+    ones: ``ValueError``); any other set is named by its seed and size.
     """
     from partner_lab.dataset import parse_mix
 
     if population not in POPULATIONS:
         raise ValueError(f"population must be one of {', '.join(POPULATIONS)}, got {population!r}")
-    states, hand = positions(rules, parse_mix(POPULATIONS[population]), hands, seed)
+    name = set_name(population, hands, seed)
+    if records is None:
+        states, hand = positions(rules, parse_mix(POPULATIONS[population]), hands, seed)
+    elif len(records) != hands:
+        raise ValueError(f"the records of {name} hold {len(records)} hands, expected {hands}")
+    else:
+        states, hand = positions_from_records(records)
     digest = set_digest(states, hand)
     frozen = (hands, seed) == (FROZEN_HANDS, FROZEN_SEED)
-    name = f"partner-{population}-{SET_VERSION}" if frozen else f"partner-{population}-seed{seed}-{hands}"
     if frozen and digest != FROZEN_SHA256[population]:
         raise ValueError(f"the frozen set {name} hashes to {digest[:16]}..., not {FROZEN_SHA256[population][:16]}...: "
-                         "the engine or its players changed, and scores on it are not comparable with published ones")  # fmt: skip
+                         "the engine, its players or the records changed, and scores on it are not comparable "
+                         "with published ones")  # fmt: skip
     return states, hand, {"name": name, "seed": seed, "hands": hands, "sha256": digest, "frozen": frozen}
 
 
@@ -305,6 +361,7 @@ def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
     ``args.classifier`` read) and the policy belief's noise fitted only when they are asked for.
     """
     from agents.beliefs import PolicyBelief, with_noise
+    from euchre_env.records import load_records, save_records
     from partner_lab.dataset import parse_mix
     from partner_lab.noise import fit_noise
     from training.runs import provenance, write_json
@@ -343,7 +400,17 @@ def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
                 beliefs[name] = dict.fromkeys(VIEWS, None)
             else:
                 beliefs[name] = dict.fromkeys(VIEWS, loaded[name])
-        states, hand, meta = evaluation_set(rules, pop, args.hands, args.seed)
+        name = set_name(pop, args.hands, args.seed)
+        if getattr(args, "sets", ""):  # replay the recorded hands
+            path = Path(args.sets) / f"{name}.jsonl.gz"
+            if not path.is_file():
+                raise ValueError(f"--sets {args.sets!r} holds no {name}.jsonl.gz (the set of {pop})")
+            records = load_records(path)
+        else:  # play them, keeping their records (the scores are over their replay: what the file holds)
+            records = set_records(pop, args.hands, args.seed)
+        states, hand, meta = evaluation_set(rules, pop, args.hands, args.seed, records)
+        (out / "sets").mkdir(exist_ok=True)
+        save_records(out / "sets" / f"{name}.jsonl.gz", records)
         entry = score_population(states, hand, rules, beliefs)
         entry.update({"agents": mix, "models": models_text, "noise": noise, "positions": states.batch_size,
                       "set": meta})  # fmt: skip
@@ -543,7 +610,8 @@ def plot_calibration(cal: dict[str, list[dict[str, float]]], path: Path, populat
     tmp.replace(path)
 
 
-OUTPUTS = ("partner_bench.json", "partner_bench.md", "calibration.png", "partner_classifier.safetensors", "train_data")
+OUTPUTS = ("partner_bench.json", "partner_bench.md", "calibration.png", "partner_classifier.safetensors", "train_data",
+           "sets")  # fmt: skip
 """What a run writes into --out."""
 
 
@@ -558,6 +626,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--beliefs", type=_beliefs, default=list(BUILTIN),
                         help=f"comma-separated beliefs to score: any of {', '.join(BUILTIN)} (default all), and your "
                              "own as module:attribute (a PartnerBelief, or what makes one)")  # fmt: skip
+    parser.add_argument("--sets", default="",
+                        help="a folder of evaluation sets as hand records (<set name>.jsonl.gz, as a run writes them "
+                             "under sets/) to replay instead of playing the hands")  # fmt: skip
     parser.add_argument("--worlds", type=int, default=256, help="worlds per view of the policy beliefs")
     parser.add_argument("--fit-hands", type=int, default=60, help="hands per population the noise is fitted on")
     parser.add_argument("--train-hands", type=int, default=60000, help="hands per population the learned beliefs train on")

@@ -86,6 +86,38 @@ def test_the_frozen_evaluation_sets_are_the_ones_the_published_report_scored():
         assert meta["name"] == s["name"] == f"partner-{pop}-v1" and meta["frozen"]
 
 
+def test_the_kept_hand_records_are_the_frozen_sets_with_no_player_needed():
+    """The records kept beside the report replay, without any agent, to the positions the code pins; they
+    name who sat where (mix: three kinds of player)."""
+    from euchre_env.records import load_records
+
+    rules = make_rules("five_handed")
+    for pop, digest in partner_bench.FROZEN_SHA256.items():
+        records = load_records(ROOT / "docs/results/partner_bench/sets" / f"partner-{pop}-v1.jsonl.gz")
+        assert len(records) == partner_bench.FROZEN_HANDS
+        states, hand = partner_bench.positions_from_records(records)
+        assert partner_bench.set_digest(states, hand) == digest, pop
+        assert partner_bench.evaluation_set(rules, pop, records=records)[2]["sha256"] == digest
+        seen = {name for r in records for name in r.agents}
+        assert seen == ({"heuristic", "trained", "random"} if pop == "mix" else {pop}), (pop, seen)
+    with pytest.raises(ValueError, match="the records of partner-mix-v1 hold 399 hands, expected 400"):
+        partner_bench.evaluation_set(rules, "mix", records=records[:-1])
+
+
+def test_a_run_writes_its_sets_and_another_replays_them(tmp_path):
+    """Each run keeps its evaluation sets as hand records; ``--sets`` scores the same positions from them."""
+    args = argparse.Namespace(out=str(tmp_path / "a"), hands=25, populations=["mix"], worlds=4, fit_hands=4,
+                              train_hands=50, row_fraction=0.1, ablation=False, classifier="", seed=9, threads=1,
+                              beliefs=["exact"], sets="")  # fmt: skip
+    first = partner_bench.run(args)["populations"]["mix"]
+    kept = tmp_path / "a" / "sets" / "partner-mix-seed9-25.jsonl.gz"
+    assert kept.is_file()
+    again = partner_bench.run(argparse.Namespace(**{**vars(args), "out": str(tmp_path / "b"),
+                                                    "sets": str(tmp_path / "a" / "sets")}))["populations"]["mix"]  # fmt: skip
+    assert again["set"] == first["set"] and again["beliefs"]["exact"] == first["beliefs"]["exact"]
+    assert (tmp_path / "b" / "sets" / kept.name).read_bytes() == kept.read_bytes()
+
+
 def test_a_frozen_set_that_hashes_otherwise_is_refused(monkeypatch):
     """Scores on a set that is not the published one must not pass for scores on it."""
     monkeypatch.setitem(partner_bench.FROZEN_SHA256, "heuristic", "0" * 64)
@@ -168,7 +200,8 @@ def test_positions_start_a_trick_after_the_declaration():
     [(["--hands", "0"], "--hands must be at least 1"), (["--populations", "nope"], "must be some of heuristic"),
      (["--seed", "-2"], "--seed must be at least 0"),
      (["--beliefs", "exact,nope"], "--beliefs: must be some of uniform, exact"),
-     (["--beliefs", "exact,numpy:pi"], "'numpy:pi' must be a euchre_env.beliefs.PartnerBelief")],
+     (["--beliefs", "exact,numpy:pi"], "'numpy:pi' must be a euchre_env.beliefs.PartnerBelief"),
+     (["--beliefs", "exact", "--sets", "/nonexistent"], "--sets '/nonexistent' holds no partner-heuristic-seed0-5")],
 )  # fmt: skip
 def test_bad_options_exit_2_with_a_message(argv, message, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "apps.cli", "partner-bench", "--out", str(tmp_path / "b"),

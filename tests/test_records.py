@@ -175,6 +175,22 @@ def test_load_records_reads_one_record_a_list_or_json_lines(tmp_path) -> None:
         load_records(tmp_path / "junk.jsonl")
 
 
+def test_gzip_record_files_round_trip_append_and_refuse_what_is_not_gzip(tmp_path) -> None:
+    """A name ending in .gz is read and written compressed; the same records give the same bytes; appending
+    adds a gzip member; a file that is not gzip is refused naming it, a missing one raises OSError."""
+    a, b = (HandRecord.from_dict(a_record(seed=1)), HandRecord.from_dict(a_record("five_handed", seed=2)))
+    path = save_records(tmp_path / "hands.jsonl.gz", [a])
+    first = path.read_bytes()
+    assert first[:2] == b"\x1f\x8b" and save_records(tmp_path / "again.jsonl.gz", [a]).read_bytes() == first
+    save_records(path, [b], append=True)
+    assert [r.to_dict() for r in load_records(path)] == [a.to_dict(), b.to_dict()]
+    (tmp_path / "plain.jsonl.gz").write_text(a.to_json())
+    with pytest.raises(ValueError, match=r"plain\.jsonl\.gz: not a gzip file of hand records"):
+        load_records(tmp_path / "plain.jsonl.gz")
+    with pytest.raises(OSError):
+        load_records(tmp_path / "missing.jsonl.gz")
+
+
 def _edit(d: dict, path: tuple, value: object) -> dict:
     d = copy.deepcopy(d)
     node = d
