@@ -8,8 +8,7 @@ from a mix with random players. For each population the benchmark plays
   seed and the agents, kept as hand records (``sets/<name>.jsonl.gz``, replayed
   with no player by ``--sets``); at the defaults (400 hands, seed 0) the frozen
   set ``partner-<population>-v1``, whose positions must hash to
-  :data:`FROZEN_SHA256` (:func:`evaluation_set`; the report names the set and
-  its sha256);
+  ``partner_lab.sets.FROZEN_SHA256`` (the report names the set and its sha256);
 * ``--fit-hands`` other hands (seed + 2) on which the player model's noise is
   fitted (``partner_lab.noise``);
 * ``--train-hands`` other hands (seed + 1), a dataset the learned belief
@@ -47,7 +46,9 @@ whose belief puts at least 0.9 on the partner before the called card is played,
 and the mean first trick at which it does (5 = only when the card is played or
 never); calibration over the seat views (a reliability table, its expected
 calibration error, and a plot, cluster-robust intervals over hands); beliefs
-per second. The learned beliefs' training also gives the held-out log-loss of
+per second. Every log-loss comes with a 95% interval over hands (a bootstrap
+of the hands), and with its share of the counted belief's, paired on the same
+resamples (``x_exact``). The learned beliefs' training also gives the held-out log-loss of
 the network retrained with each group of its inputs zeroed (``--no-ablation``
 skips it): what each input buys. Writes ``partner_bench.json``,
 ``partner_bench.md``, ``calibration.png``, the evaluation sets (``sets/``), the
@@ -64,7 +65,6 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import shlex
 import sys
 import time
@@ -74,144 +74,26 @@ from typing import Any
 
 import numpy as np
 
-from euchre_env.actions import Phase
 from euchre_env.beliefs import PUBLIC, ExactBelief, PartnerBelief, UniformBelief
 from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
-from partner_lab.classifier import calibration, scores
-from partner_lab.dataset import draw_seats
+from partner_lab.classifier import EPS, calibration, scores
+from partner_lab.sets import (
+    POPULATIONS,
+    evaluation_set,
+    positions,
+    set_name,
+    set_records,
+    true_class,
+)  # fmt: skip
 
 IDENTIFIED = 0.9  # belief in the true partner that counts as "identified"
 VIEWS = ("seat", "public")
 ROLES = ("maker", "defender", "spectator")
 HIDDEN = (256, 256)  # the hidden layers of the learned beliefs' seat network
-POPULATIONS = {"heuristic": "heuristic", "trained": "trained", "mix": "heuristic=1,trained=1,random=1"}
-"""Who plays each population's hands (``partner_lab.dataset.parse_mix`` specs)."""
-SET_VERSION = "v1"
-FROZEN_HANDS, FROZEN_SEED = 400, 0
-"""The frozen evaluation sets ``partner-<population>-v1``: 400 hands of seed 0 per population."""
-FROZEN_SHA256 = {
-    "heuristic": "c47fd76b5645a019f1425400cf01e3286c03377f852ebe9893662f123bd4550e",
-    "trained": "cd1c235215f0d4b25dc96a2f974246d993f48f7fb14ea347beb4d1f93f473b3b",
-    "mix": "e3f3c3a9f47d3c11cf21361236f43244b26dcb449e6e88a3b9253328f4f557f5",
-}
-"""What each frozen set's positions hash to (:func:`set_digest`): a set that hashes otherwise is not the one
-published scores are over."""
 BUILTIN = ("uniform", "exact", "policy-true", "policy-wrong", "learned", "oracle")
 """The beliefs ``--beliefs`` can name besides ``module:attribute`` (module docstring)."""
 TRAIN_SHARD_HANDS = 5000  # hands per shard of the training data: a shard's rows are held while it is played
-
-
-def positions(
-    rules: RulesConfig, agents: dict[str, float], hands: int, seed: int
-) -> tuple[State, np.ndarray]:
-    """States at the first decision of each trick after the declaration; ``(states, hand index (N,))``."""
-    states, hand, _ = _play_set(rules, agents, hands, seed, record=False)
-    return states, hand
-
-
-def _is_position(s: State) -> np.ndarray:
-    """(B,) bool: a trick's first decision once the maker has declared (what the benchmark scores)."""
-    return (s.phase == Phase.PLAY) & (s.n_played == 0) & (s.called >= 0)
-
-
-def _play_set(rules: RulesConfig, agents: dict[str, float], hands: int, seed: int,
-              record: bool) -> tuple[State, np.ndarray, list[Any] | None]:  # fmt: skip
-    """:func:`positions`, and with ``record`` the hands as ``HandRecord`` s in hand order."""
-    from agents import make_agent
-    from arena.evaluate import play_tables
-    from euchre_env.records import HandRecorder
-
-    names = list(agents)
-    rng = np.random.default_rng(seed)
-    slots = draw_seats(agents, hands, rules.num_players, rng)
-    seeds = np.random.SeedSequence([seed, 1]).generate_state(hands, np.uint64)
-    recorder = HandRecorder(rules, [[names[k] for k in row] for row in slots]) if record else None
-    taken: list[State] = []
-    hand_ids: list[np.ndarray] = []
-
-    def observe(s: State, acts: np.ndarray) -> None:
-        if recorder is not None:
-            recorder(s, acts)
-        rows = np.flatnonzero((acts >= 0) & _is_position(s))
-        if rows.size:
-            taken.append(s.take(rows))
-            hand_ids.append(rows)
-
-    final = play_tables(
-        rules, seeds, slots, [make_agent(n, rules) for n in names], rng, names=names, observer=observe
-    )
-    records = None
-    if recorder is not None:
-        order = {int(x): i for i, x in enumerate(seeds)}
-        records = sorted(recorder.finish(final), key=lambda r: order[r.seed])
-    return State.concatenate(taken), np.concatenate(hand_ids), records
-
-
-def set_records(population: str, hands: int = FROZEN_HANDS, seed: int = FROZEN_SEED) -> list[Any]:
-    """A population's evaluation set as hand records (``euchre_env.records``), in hand order: each hand's deal,
-    every decision and who sat where. :func:`evaluation_set` rebuilds the set from them with no player at all."""
-    if population not in POPULATIONS:
-        raise ValueError(f"population must be one of {', '.join(POPULATIONS)}, got {population!r}")
-    from partner_lab.dataset import parse_mix
-
-    return _play_set(make_rules("five_handed"), parse_mix(POPULATIONS[population]), hands, seed, record=True)[2]
-
-
-def positions_from_records(records: Sequence[Any]) -> tuple[State, np.ndarray]:
-    """:func:`positions` of recorded hands (``HandRecord`` s, one per hand in hand order), by replaying them:
-    the same states in the same order (each hand's decisions were played in step with the others')."""
-    from euchre_env.records import replay
-
-    played = [replay(r)[: len(r.decisions)] for r in records]  # the state before each decision
-    taken = [(k, i, s) for i, states in enumerate(played) for k, s in enumerate(states) if _is_position(s)[0]]
-    taken.sort(key=lambda t: t[:2])  # decision by decision, then hand by hand, as the tables were played
-    return State.concatenate([s for _, _, s in taken]), np.array([i for _, i, _ in taken], dtype=np.int64)
-
-
-def set_digest(states: State, hand: np.ndarray) -> str:
-    """sha256 of an evaluation set's positions: every hand, trick and call (what the scores are over)."""
-    h = hashlib.sha256()
-    for a in (hand, states.hands, states.kitty, states.trick_cards, states.called, states.maker, states.trump,
-              states.dealer, states.partner):  # fmt: skip
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()
-
-
-def set_name(population: str, hands: int = FROZEN_HANDS, seed: int = FROZEN_SEED) -> str:
-    """``partner-<population>-v1`` for the frozen set, else ``partner-<population>-seed<seed>-<hands>``."""
-    frozen = (hands, seed) == (FROZEN_HANDS, FROZEN_SEED)
-    return f"partner-{population}-{SET_VERSION}" if frozen else f"partner-{population}-seed{seed}-{hands}"
-
-
-def evaluation_set(rules: RulesConfig, population: str, hands: int = FROZEN_HANDS, seed: int = FROZEN_SEED,
-                   records: Sequence[Any] | None = None) -> tuple[State, np.ndarray, dict[str, Any]]:  # fmt: skip
-    """A population's evaluation positions: ``(states, hand index (N,), the set's name, seed, hands and sha256)``.
-
-    The hands are played by the population's players, or replayed from ``records`` (its hands as
-    :func:`set_records` gives them: no player is needed). At ``FROZEN_HANDS`` hands of ``FROZEN_SEED`` it is
-    the frozen set ``partner-<population>-v1``, and its positions must hash to :data:`FROZEN_SHA256` (else the
-    engine, the players or the records changed, and scores on it would not be comparable with published
-    ones: ``ValueError``); any other set is named by its seed and size.
-    """
-    from partner_lab.dataset import parse_mix
-
-    if population not in POPULATIONS:
-        raise ValueError(f"population must be one of {', '.join(POPULATIONS)}, got {population!r}")
-    name = set_name(population, hands, seed)
-    if records is None:
-        states, hand = positions(rules, parse_mix(POPULATIONS[population]), hands, seed)
-    elif len(records) != hands:
-        raise ValueError(f"the records of {name} hold {len(records)} hands, expected {hands}")
-    else:
-        states, hand = positions_from_records(records)
-    digest = set_digest(states, hand)
-    frozen = (hands, seed) == (FROZEN_HANDS, FROZEN_SEED)
-    if frozen and digest != FROZEN_SHA256[population]:
-        raise ValueError(f"the frozen set {name} hashes to {digest[:16]}..., not {FROZEN_SHA256[population][:16]}...: "
-                         "the engine, its players or the records changed, and scores on it are not comparable "
-                         "with published ones")  # fmt: skip
-    return states, hand, {"name": name, "seed": seed, "hands": hands, "sha256": digest, "frozen": frozen}
 
 
 def load_belief(spec: str) -> PartnerBelief:
@@ -242,20 +124,19 @@ def score_belief(belief: PartnerBelief, population: str = "heuristic", name: str
 
     Returns:
         ``{"seat": scores, "public": scores, "calibration": reliability table (seat views),
-        "views_per_second": float, "set": the set's name and sha256}``; each view's scores hold ``log_loss``,
-        ``brier``, ``accuracy``, ``n``, ``by_trick``, ``by_role`` and ``identification`` (the seat view also
-        ``ece``), over the positions where the view does not know the partner for sure.
+        "views_per_second": float, "set": the set's name and sha256}``; each view's scores hold ``log_loss``
+        and ``log_loss_ci95``, ``x_exact`` and ``x_exact_ci95`` (its share of the counted belief's, scored
+        beside it), ``brier``, ``accuracy``, ``n``, ``by_trick``, ``by_role`` and ``identification`` (the seat
+        view also ``ece``), over the positions where the view does not know the partner for sure.
     """
+    if name == "exact" and type(belief) is not ExactBelief:
+        raise ValueError("name 'exact' is the counted belief's, the reference every share is of: name yours otherwise")
     rules = make_rules("five_handed")
     states, hand, meta = evaluation_set(rules, population)
-    entry = score_population(states, hand, rules, {name: dict.fromkeys(VIEWS, belief)})
+    beliefs = {name: dict.fromkeys(VIEWS, belief), "exact": dict.fromkeys(VIEWS, ExactBelief())}
+    entry = score_population(states, hand, rules, beliefs)
     return {**entry["beliefs"][name], "calibration": entry["calibration"][name],
             "views_per_second": entry["beliefs_per_second"][name], "set": meta}  # fmt: skip
-
-
-def true_class(s: State, p: int) -> np.ndarray:
-    """The answer in absolute layout: the partner's seat, or ``p`` for none. Int64 (B,)."""
-    return np.where(s.partner >= 0, s.partner, p).astype(np.int64)
 
 
 def player_models(rules: RulesConfig, agents: dict[str, float]) -> tuple[Any, Any, str]:
@@ -447,6 +328,9 @@ def score_population(states: State, hand: np.ndarray, rules: RulesConfig,
             "key": np.concatenate([hand * (p + 1) + (v % (p + 1)) for v in viewers]),
             "groups": np.tile(hand, len(viewers)),
         }
+        f = frames[view]
+        f["hands"] = np.unique(f["groups"][f["open"]], return_inverse=True)[1]  # each open row's hand, 0..H-1
+        f["loss_by_hand"] = {}
     out: dict[str, Any] = {"beliefs": {}, "calibration": {}, "beliefs_per_second": {}}
     for name, per_view in beliefs.items():
         entry_views: dict[str, Any] = {}
@@ -454,7 +338,8 @@ def score_population(states: State, hand: np.ndarray, rules: RulesConfig,
         for view, f in frames.items():
             belief = per_view[view]
             start = time.perf_counter()
-            parts = [np.eye(p + 1)[y_all] if belief is None else belief(states, rules, v).probs for v in f["viewers"]]
+            parts = [np.eye(p + 1)[y_all] if belief is None else _checked(belief(states, rules, v).probs, name, v, p)
+                     for v in f["viewers"]]  # fmt: skip
             seconds += time.perf_counter() - start
             probs, y, open_, tr = np.concatenate(parts), f["y"], f["open"], f["trick"]
             entry = scores(probs[open_], y[open_])
@@ -462,6 +347,8 @@ def score_population(states: State, hand: np.ndarray, rules: RulesConfig,
             entry["by_role"] = {r: scores(probs[open_ & (f["role"] == i)], y[open_ & (f["role"] == i)])
                                 for i, r in enumerate(ROLES) if (f["role"] == i).any()}  # fmt: skip
             entry["identification"] = _identification(probs, y, open_, tr, f["key"])
+            loss = -np.log(np.maximum(probs[open_][np.arange(int(open_.sum())), y[open_]], EPS))
+            f["loss_by_hand"][name] = np.bincount(f["hands"], weights=loss)
             entry_views[view] = entry
             if view == "seat" and belief is not None and not name.startswith("learned-"):
                 table = calibration(probs[open_], y[open_], groups=f["groups"][open_])
@@ -470,7 +357,43 @@ def score_population(states: State, hand: np.ndarray, rules: RulesConfig,
         out["beliefs"][name] = entry_views
         if name != "oracle":
             out["beliefs_per_second"][name] = states.batch_size * (p + 1) / max(seconds, 1e-9)
+    for view, f in frames.items():
+        _intervals({n: out["beliefs"][n][view] for n in beliefs}, f["loss_by_hand"], np.bincount(f["hands"]))
     return out
+
+
+def _checked(probs: Any, name: str, viewer: int, p: int) -> np.ndarray:
+    """A belief's ``probs`` at the evaluation positions (every maker has declared): ``(B, P + 1)``, finite,
+    at least 0, each row summing to 1. Raises ``ValueError`` naming the belief and the view."""
+    probs = np.asarray(probs, dtype=np.float64)
+    view = "the public view" if viewer == PUBLIC else f"seat {viewer}'s view"
+    if probs.ndim != 2 or probs.shape[1] != p + 1:
+        raise ValueError(f"belief {name!r} ({view}): probs must have shape (B, {p + 1}), got {probs.shape}")
+    bad = np.flatnonzero(~np.isfinite(probs).all(axis=1) | (probs < 0).any(axis=1)
+                         | (np.abs(probs.sum(axis=1) - 1.0) > 1e-6))  # fmt: skip
+    if bad.size:
+        raise ValueError(f"belief {name!r} ({view}): each row of probs must be finite, at least 0 and sum to 1; "
+                         f"{bad.size} rows are not, the first {probs[bad[0]].round(4).tolist()}")  # fmt: skip
+    return probs
+
+
+BOOTSTRAP = 2000
+"""Resamples of the hands behind every 95% interval of a log-loss (:func:`_intervals`)."""
+
+
+def _intervals(entries: dict[str, dict[str, Any]], loss_by_hand: dict[str, np.ndarray], rows_by_hand: np.ndarray) -> None:
+    """Add to each belief's scores of one view 95% intervals over hands (a percentile bootstrap, the same
+    resamples for every belief): ``log_loss_ci95``, and with the counted belief among them ``x_exact`` (the
+    log-loss as a share of the counted belief's) and ``x_exact_ci95``, paired on the same hands."""
+    counts = np.random.default_rng(0).multinomial(rows_by_hand.size, np.full(rows_by_hand.size, 1 / rows_by_hand.size),
+                                                  size=BOOTSTRAP).astype(np.float64)  # fmt: skip
+    exact = loss_by_hand.get("exact")
+    for name, entry in entries.items():
+        total = counts @ loss_by_hand[name]
+        entry["log_loss_ci95"] = np.percentile(total / (counts @ rows_by_hand), [2.5, 97.5]).tolist()
+        if exact is not None:
+            entry["x_exact"] = float(loss_by_hand[name].sum() / exact.sum())
+            entry["x_exact_ci95"] = np.percentile(total / (counts @ exact), [2.5, 97.5]).tolist()
 
 
 def expected_calibration_error(table: list[dict[str, float]]) -> float:
@@ -521,8 +444,9 @@ def to_markdown(report: dict[str, Any]) -> str:
                      f"{e['noise']['public']['epsilon']:g}" if e.get("noise") else "") + ".\n")]  # fmt: skip
         for view in VIEWS:
             lines += [f"\n### {view} view\n",
-                      "| belief | log-loss | Brier | accuracy | log-loss by trick 1-5 | identified | mean trick | ECE |",
-                      "|---|---:|---:|---:|---|---:|---:|---:|"]  # fmt: skip
+                      ("| belief | log-loss (95% interval) | x exact (95% interval) | Brier | accuracy "
+                       "| log-loss by trick 1-5 | identified | mean trick | ECE |"),
+                      "|---|---:|---:|---:|---:|---|---:|---:|---:|"]  # fmt: skip
             for name, per in e["beliefs"].items():
                 if name.startswith("learned-"):
                     continue
@@ -530,7 +454,10 @@ def to_markdown(report: dict[str, Any]) -> str:
                 by = " / ".join(f"{t['log_loss']:.2f}" if t["n"] else "-" for t in v["by_trick"].values())
                 ident = v["identification"]
                 ece = f"{v['ece']:.3f}" if "ece" in v else ""
-                lines.append(f"| {name} | {v['log_loss']:.3f} | {v['brier']:.3f} | {v['accuracy']:.3f} | {by} | "
+                ci = v.get("log_loss_ci95")
+                loss = f"{v['log_loss']:.3f}" + (f" ({ci[0]:.3f}-{ci[1]:.3f})" if ci else "")
+                share = f"{v['x_exact']:.3f} ({v['x_exact_ci95'][0]:.3f}-{v['x_exact_ci95'][1]:.3f})" if "x_exact" in v else ""
+                lines.append(f"| {name} | {loss} | {share} | {v['brier']:.3f} | {v['accuracy']:.3f} | {by} | "
                              f"{ident['identified_before_reveal']:.3f} | {ident['mean_trick']:.2f} | {ece} |")  # fmt: skip
         lines += ["\n### by role (log-loss; the hidden partner knows the answer)\n",
                   "| belief | maker | defender | spectator |", "|---|---:|---:|---:|"]  # fmt: skip

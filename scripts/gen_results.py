@@ -386,24 +386,30 @@ BELIEF_NAMES = {
 }
 
 
+def _loss_share(scores: dict[str, Any]) -> str:
+    """One view's log-loss in a partner-bench report, with its share of counting's and that share's interval."""
+    low, high = scores["x_exact_ci95"]
+    interval = "" if low == high else f", {low:.2f}-{high:.2f}"
+    return f"{scores['log_loss']:.3f} ({scores['x_exact']:.2f}{interval})"
+
+
 def table_partner_bench() -> str:
     """Each belief's scores in each population, with calibration (hidden-partner page)."""
     data = load("partner_bench")
     rows = [
-        ("| players | belief | seat log-loss (x exact) | public log-loss (x exact) | seat Brier | identified | "
-        "seat calibration: bins, ECE | views/s |"),
+        ("| players | belief | seat log-loss (x exact, 95% interval) | public log-loss (x exact, 95% interval) | "
+         "seat Brier | identified | seat calibration: bins, ECE | views/s |"),
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for pop, e in data["populations"].items():
         b = e["beliefs"]
         for key, label in BELIEF_NAMES.items():
             seat, public = b[key]["seat"], b[key]["public"]
-            ratio = {v: b[key][v]["log_loss"] / b["exact"][v]["log_loss"] for v in ("seat", "public")}
             cal = e["calibration"][key]
             inside = sum(r["low"] <= r["predicted"] <= r["high"] for r in cal)
             rows.append(
-                f"| {pop} | {label} | {seat['log_loss']:.3f} ({ratio['seat']:.2f}) | {public['log_loss']:.3f} "
-                f"({ratio['public']:.2f}) | {seat['brier']:.3f} | {seat['identification']['identified_before_reveal']:.3f} "
+                f"| {pop} | {label} | {_loss_share(seat)} | {_loss_share(public)} | {seat['brier']:.3f} | "
+                f"{seat['identification']['identified_before_reveal']:.3f} "
                 f"| {inside} of {len(cal)}, {seat['ece']:.3f} | {_num(e['beliefs_per_second'][key])} |"
             )
     noise = ", ".join(f"{pop} {e['noise']['seat']['epsilon']:g} / {e['noise']['public']['epsilon']:g}"
@@ -411,7 +417,8 @@ def table_partner_bench() -> str:
     return (
         "\n".join(rows)
         + f"\n\nPer population {data['hands']} hands (the first decision of each trick after the call, each seat's "
-        f"view and the public's), scored where the view does not know the partner for sure; identified: belief at "
+        f"view and the public's), scored where the view does not know the partner for sure; the intervals of the "
+        f"share of counting's log-loss are over the hands (a bootstrap, paired with counting); identified: belief at "
         f"least 0.9 in the partner before its card is played. Policy beliefs with {data['worlds']} worlds; their "
         f"noise (epsilon, seat / public view) fitted on {data['fit_hands']} other hands: {noise}. The learned belief "
         f"is one network trained on {data['train_hands']:,} other hands of each population. "

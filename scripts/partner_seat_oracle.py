@@ -28,16 +28,14 @@ from euchre_env.beliefs import PUBLIC, check_observations, settled_beliefs, view
 from euchre_env.rules import make_rules
 from partner_lab.bench import (
     HIDDEN,
-    POPULATIONS,
     TRAIN_SHARD_HANDS,
     _settled,
     bins_inside,
     expected_calibration_error,
-    positions,
-    true_class,
 )  # fmt: skip
 from partner_lab.classifier import _fit_temperature, calibration, class_index
 from partner_lab.dataset import draw_seats, load_dataset, parse_mix, to_arrays, write_dataset
+from partner_lab.sets import POPULATIONS, positions, true_class
 
 RULES = make_rules("five_handed")
 P = RULES.num_players

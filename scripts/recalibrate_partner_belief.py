@@ -34,18 +34,16 @@ from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
 from partner_lab.bench import (
     HIDDEN,
-    POPULATIONS,
     TRAIN_SHARD_HANDS,
     _settled,
     _train_rows,
     _union,
     bins_inside,
     expected_calibration_error,
-    positions,
-    true_class,
 )  # fmt: skip
 from partner_lab.classifier import calibration, train_classifier, view_rows
 from partner_lab.dataset import load_dataset, parse_mix, to_arrays, write_dataset
+from partner_lab.sets import POPULATIONS, positions, true_class
 
 POPS = ("heuristic", "trained", "mix")
 

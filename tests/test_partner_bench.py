@@ -22,6 +22,7 @@ from agents.partner_features import GROUPS
 from euchre_env import make_rules
 from euchre_env.actions import Phase
 from partner_lab import bench as partner_bench
+from partner_lab import sets as partner_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,6 +50,13 @@ def test_the_report_files_and_every_belief_in_both_views_of_every_population(rep
                 v = e["beliefs"][name][view]
                 assert v["n"] > 0 and np.isfinite(v["log_loss"]) and 0 <= v["accuracy"] <= 1
                 assert set(v["by_trick"]) == set(range(5)) and set(v["by_role"]) <= set(partner_bench.ROLES)
+                low, high = v["log_loss_ci95"]  # over hands, around the log-loss itself
+                assert low - 1e-12 <= v["log_loss"] <= high + 1e-12, (pop, name, view)
+                low, high = v["x_exact_ci95"]  # the share of counting's, paired on the same hands
+                assert low - 1e-12 <= v["x_exact"] <= high + 1e-12, (pop, name, view)
+                assert v["x_exact"] == pytest.approx(v["log_loss"] / e["beliefs"]["exact"][view]["log_loss"])
+        learned = e["beliefs"]["learned"]["seat"]["log_loss_ci95"]
+        assert learned[0] < learned[1] and e["beliefs"]["exact"]["seat"]["x_exact_ci95"] == [1.0, 1.0]
         assert set(e["beliefs_per_second"]) == names - {"oracle"}
         assert e["noise"]["seat"]["epsilon"] in [r["epsilon"] for r in e["noise"]["seat"]["grid"]]
         assert {"exact", "learned", "policy-true"} <= set(e["calibration"])
@@ -77,12 +85,12 @@ def test_the_frozen_evaluation_sets_are_the_ones_the_published_report_scored():
     the docs' report records it."""
     published = json.loads((ROOT / "docs/results/partner_bench/partner_bench.json").read_text())
     rules = make_rules("five_handed")
-    assert set(published["populations"]) == set(partner_bench.FROZEN_SHA256)
+    assert set(published["populations"]) == set(partner_sets.FROZEN_SHA256)
     for pop, e in published["populations"].items():
         s = e["set"]
-        assert (s["hands"], s["seed"]) == (partner_bench.FROZEN_HANDS, partner_bench.FROZEN_SEED)
-        _, _, meta = partner_bench.evaluation_set(rules, pop)
-        assert meta["sha256"] == s["sha256"] == partner_bench.FROZEN_SHA256[pop], pop
+        assert (s["hands"], s["seed"]) == (partner_sets.FROZEN_HANDS, partner_sets.FROZEN_SEED)
+        _, _, meta = partner_sets.evaluation_set(rules, pop)
+        assert meta["sha256"] == s["sha256"] == partner_sets.FROZEN_SHA256[pop], pop
         assert meta["name"] == s["name"] == f"partner-{pop}-v1" and meta["frozen"]
 
 
@@ -92,16 +100,16 @@ def test_the_kept_hand_records_are_the_frozen_sets_with_no_player_needed():
     from euchre_env.records import load_records
 
     rules = make_rules("five_handed")
-    for pop, digest in partner_bench.FROZEN_SHA256.items():
+    for pop, digest in partner_sets.FROZEN_SHA256.items():
         records = load_records(ROOT / "docs/results/partner_bench/sets" / f"partner-{pop}-v1.jsonl.gz")
-        assert len(records) == partner_bench.FROZEN_HANDS
-        states, hand = partner_bench.positions_from_records(records)
-        assert partner_bench.set_digest(states, hand) == digest, pop
-        assert partner_bench.evaluation_set(rules, pop, records=records)[2]["sha256"] == digest
+        assert len(records) == partner_sets.FROZEN_HANDS
+        states, hand = partner_sets.positions_from_records(records)
+        assert partner_sets.set_digest(states, hand) == digest, pop
+        assert partner_sets.evaluation_set(rules, pop, records=records)[2]["sha256"] == digest
         seen = {name for r in records for name in r.agents}
         assert seen == ({"heuristic", "trained", "random"} if pop == "mix" else {pop}), (pop, seen)
     with pytest.raises(ValueError, match="the records of partner-mix-v1 hold 399 hands, expected 400"):
-        partner_bench.evaluation_set(rules, "mix", records=records[:-1])
+        partner_sets.evaluation_set(rules, "mix", records=records[:-1])
 
 
 def test_a_run_writes_its_sets_and_another_replays_them(tmp_path):
@@ -120,11 +128,11 @@ def test_a_run_writes_its_sets_and_another_replays_them(tmp_path):
 
 def test_a_frozen_set_that_hashes_otherwise_is_refused(monkeypatch):
     """Scores on a set that is not the published one must not pass for scores on it."""
-    monkeypatch.setitem(partner_bench.FROZEN_SHA256, "heuristic", "0" * 64)
+    monkeypatch.setitem(partner_sets.FROZEN_SHA256, "heuristic", "0" * 64)
     with pytest.raises(ValueError, match=r"partner-heuristic-v1 hashes to \w+\.\.\., not 0000"):
-        partner_bench.evaluation_set(make_rules("five_handed"), "heuristic")
+        partner_sets.evaluation_set(make_rules("five_handed"), "heuristic")
     with pytest.raises(ValueError, match="population must be one of heuristic, trained, mix, got 'nope'"):
-        partner_bench.evaluation_set(make_rules("five_handed"), "nope")
+        partner_sets.evaluation_set(make_rules("five_handed"), "nope")
 
 
 def test_the_published_learned_belief_and_counting_score_as_published():
@@ -140,6 +148,7 @@ def test_the_published_learned_belief_and_counting_score_as_published():
         for name, belief in (("exact", ExactBelief()), ("learned", learned)):
             got = partner_bench.score_belief(belief, pop, name=name)
             assert got["set"]["sha256"] == e["set"]["sha256"]
+            assert got["seat"]["x_exact"] == pytest.approx(got["seat"]["log_loss"] / e["beliefs"]["exact"]["seat"]["log_loss"])
             for view in ("seat", "public"):
                 want = e["beliefs"][name][view]
                 assert got[view]["n"] == want["n"], (pop, name, view)
@@ -163,6 +172,23 @@ def test_beliefs_picks_what_runs_and_scores_a_belief_loaded_by_name(tmp_path):
     for view in ("seat", "public"):
         assert e["beliefs"]["euchre_env.beliefs:ExactBelief"][view]["log_loss"] == e["beliefs"]["exact"][view]["log_loss"]
     assert "euchre_env.beliefs:ExactBelief" in (tmp_path / "partner_bench.md").read_text()
+
+
+def test_a_belief_whose_probabilities_are_not_a_distribution_is_refused_by_name():
+    """A researcher's belief that gives rows not summing to 1 (or NaN) is refused, not scored."""
+    from euchre_env.beliefs import BeliefResult, PartnerBelief
+
+    class Halves(PartnerBelief):
+        def from_observations(self, observations, rules, public):
+            return BeliefResult(np.full((len(observations), rules.num_players + 1), self.value))
+
+    for value in (0.5, np.nan):
+        belief = Halves()
+        belief.value = value
+        with pytest.raises(ValueError, match=r"belief 'halves' \(seat 0's view\): each row of probs must be finite"):
+            partner_bench.score_belief(belief, "heuristic", name="halves")
+    with pytest.raises(ValueError, match="name 'exact' is the counted belief's"):
+        partner_bench.score_belief(belief, "heuristic", name="exact")
 
 
 @pytest.mark.parametrize(
@@ -189,7 +215,7 @@ def test_the_published_policy_belief_with_fitted_noise_is_not_worse_than_countin
 
 def test_positions_start_a_trick_after_the_declaration():
     rules = make_rules("five_handed")
-    states, hand = partner_bench.positions(rules, {"heuristic": 1.0}, 30, seed=1)
+    states, hand = partner_sets.positions(rules, {"heuristic": 1.0}, 30, seed=1)
     assert states.batch_size == hand.size > 0
     assert np.all(states.phase == Phase.PLAY) and np.all(states.n_played == 0) and np.all(states.called >= 0)
     assert np.all(np.diff(states.trick_no[hand == hand[0]]) == 1)
