@@ -105,6 +105,10 @@ def positions_from_records(records: Sequence[Any]) -> tuple[State, np.ndarray]:
     the same states in the same order (each hand's decisions were played in step with the others')."""
     from euchre_env.records import replay
 
+    wrong = [i for i, r in enumerate(records) if not r.rules.called_card]
+    if wrong or not records:
+        raise ValueError("records must be hands of five-handed called-card Euchre, "
+                         + (f"records[{wrong[0]}] is {records[wrong[0]].rules.variant}" if wrong else "got none"))  # fmt: skip
     played = [replay(r)[: len(r.decisions)] for r in records]  # the state before each decision
     taken = [(k, i, s) for i, states in enumerate(played) for k, s in enumerate(states) if _is_position(s)[0]]
     taken.sort(key=lambda t: t[:2])  # decision by decision, then hand by hand, as the tables were played

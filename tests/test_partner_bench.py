@@ -19,7 +19,7 @@ pytest.importorskip("torch")
 pytest.importorskip("pyarrow")
 
 from agents.partner_features import GROUPS
-from euchre_env import make_rules
+from euchre_env import engine, make_rules
 from euchre_env.actions import Phase
 from partner_lab import bench as partner_bench
 from partner_lab import sets as partner_sets
@@ -110,6 +110,16 @@ def test_the_kept_hand_records_are_the_frozen_sets_with_no_player_needed():
         assert seen == ({"heuristic", "trained", "random"} if pop == "mix" else {pop}), (pop, seen)
     with pytest.raises(ValueError, match="the records of partner-mix-v1 hold 399 hands, expected 400"):
         partner_sets.evaluation_set(rules, "mix", records=records[:-1])
+    from euchre_env.records import HandRecorder
+
+    four = make_rules("four_handed")
+    recorder, s = HandRecorder(four), engine.init_state(four, seeds=[3])
+    while not engine.is_done(s)[0]:
+        act = engine.sample_legal(s, four, np.random.default_rng(0))
+        recorder(s, act)
+        s = engine.step(s, act, four)
+    with pytest.raises(ValueError, match=r"five-handed called-card Euchre, records\[1\] is four_handed"):
+        partner_sets.positions_from_records([records[0], *recorder.finish(s)])
 
 
 def test_a_run_writes_its_sets_and_another_replays_them(tmp_path):
