@@ -93,11 +93,16 @@ def _play_set(rules: RulesConfig, agents: dict[str, float], hands: int, seed: in
 def set_records(population: str, hands: int = FROZEN_HANDS, seed: int = FROZEN_SEED) -> list[Any]:
     """A population's evaluation set as hand records (``euchre_env.records``), in hand order: each hand's deal,
     every decision and who sat where. :func:`evaluation_set` rebuilds the set from them with no player at all."""
-    if population not in POPULATIONS:
-        raise ValueError(f"population must be one of {', '.join(POPULATIONS)}, got {population!r}")
     from partner_lab.dataset import parse_mix
 
-    return _play_set(make_rules("five_handed"), parse_mix(POPULATIONS[population]), hands, seed, record=True)[2]
+    return _play_set(make_rules("five_handed"), parse_mix(_players(population)), hands, seed, record=True)[2]
+
+
+def _players(population: str) -> str:
+    """Who plays ``population`` (a ``parse_mix`` spec); ``ValueError`` naming it if it is none of ours."""
+    if population not in POPULATIONS:
+        raise ValueError(f"population must be one of {', '.join(POPULATIONS)}, got {population!r}")
+    return POPULATIONS[population]
 
 
 def positions_from_records(records: Sequence[Any]) -> tuple[State, np.ndarray]:
@@ -142,17 +147,16 @@ def evaluation_set(rules: RulesConfig, population: str, hands: int = FROZEN_HAND
     """
     from partner_lab.dataset import parse_mix
 
-    if population not in POPULATIONS:
-        raise ValueError(f"population must be one of {', '.join(POPULATIONS)}, got {population!r}")
+    players = _players(population)
     name = set_name(population, hands, seed)
     if records is None:
-        states, hand = positions(rules, parse_mix(POPULATIONS[population]), hands, seed)
+        states, hand = positions(rules, parse_mix(players), hands, seed)
     elif len(records) != hands:
         raise ValueError(f"the records of {name} hold {len(records)} hands, expected {hands}")
     else:
         states, hand = positions_from_records(records)
     digest = set_digest(states, hand)
-    frozen = (hands, seed) == (FROZEN_HANDS, FROZEN_SEED)
+    frozen = name == set_name(population)
     if frozen and digest != FROZEN_SHA256[population]:
         raise ValueError(f"the frozen set {name} hashes to {digest[:16]}..., not {FROZEN_SHA256[population][:16]}...: "
                          "the engine, its players or the records changed, and scores on it are not comparable "
