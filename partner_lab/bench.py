@@ -46,9 +46,9 @@ whose belief puts at least 0.9 on the partner before the called card is played,
 and the mean first trick at which it does (5 = only when the card is played or
 never); calibration over the seat views (a reliability table, its expected
 calibration error, and a plot, cluster-robust intervals over hands); beliefs
-per second. Every log-loss comes with a 95% interval over hands (a bootstrap
-of the hands), and with its share of the counted belief's, paired on the same
-resamples (``x_exact``). The learned beliefs' training also gives the held-out log-loss of
+per second. Every log-loss and ECE comes with a 95% interval over hands (a
+bootstrap of the hands), and every log-loss with its share of the counted
+belief's, paired on the same resamples (``x_exact``). The learned beliefs' training also gives the held-out log-loss of
 the network retrained with each group of its inputs zeroed (``--no-ablation``
 skips it): what each input buys. Writes ``partner_bench.json``,
 ``partner_bench.md``, ``calibration.png``, the evaluation sets (``sets/``), the
@@ -329,7 +329,8 @@ def score_population(states: State, hand: np.ndarray, rules: RulesConfig,
             "groups": np.tile(hand, len(viewers)),
         }
         f = frames[view]
-        f["hands"] = np.unique(f["groups"][f["open"]], return_inverse=True)[1]  # each open row's hand, 0..H-1
+        seen, f["hands"] = np.unique(f["groups"][f["open"]], return_inverse=True)  # each open row's hand, 0..H-1
+        f["resamples"] = _resamples(max(seen.size, 1))
         f["loss_by_hand"] = {}
     out: dict[str, Any] = {"beliefs": {}, "calibration": {}, "beliefs_per_second": {}}
     for name, per_view in beliefs.items():
@@ -348,17 +349,19 @@ def score_population(states: State, hand: np.ndarray, rules: RulesConfig,
                                 for i, r in enumerate(ROLES) if (f["role"] == i).any()}  # fmt: skip
             entry["identification"] = _identification(probs, y, open_, tr, f["key"])
             loss = -np.log(np.maximum(probs[open_][np.arange(int(open_.sum())), y[open_]], EPS))
-            f["loss_by_hand"][name] = np.bincount(f["hands"], weights=loss)
+            f["loss_by_hand"][name] = np.bincount(f["hands"], weights=loss, minlength=f["resamples"].shape[1])
             entry_views[view] = entry
             if view == "seat" and belief is not None and not name.startswith("learned-"):
                 table = calibration(probs[open_], y[open_], groups=f["groups"][open_])
                 out["calibration"][name] = table
                 entry["ece"] = expected_calibration_error(table)
+                entry["ece_ci95"] = _ece_interval(probs[open_], y[open_], f["hands"], f["resamples"])
         out["beliefs"][name] = entry_views
         if name != "oracle":
             out["beliefs_per_second"][name] = states.batch_size * (p + 1) / max(seconds, 1e-9)
     for view, f in frames.items():
-        _intervals({n: out["beliefs"][n][view] for n in beliefs}, f["loss_by_hand"], np.bincount(f["hands"]))
+        rows_by_hand = np.bincount(f["hands"], minlength=f["resamples"].shape[1])
+        _intervals({n: out["beliefs"][n][view] for n in beliefs}, f["loss_by_hand"], rows_by_hand, f["resamples"])
     return out
 
 
@@ -378,15 +381,20 @@ def _checked(probs: Any, name: str, viewer: int, p: int) -> np.ndarray:
 
 
 BOOTSTRAP = 2000
-"""Resamples of the hands behind every 95% interval of a log-loss (:func:`_intervals`)."""
+"""Resamples of the hands behind every 95% interval of a log-loss or an ECE (:func:`_resamples`)."""
 
 
-def _intervals(entries: dict[str, dict[str, Any]], loss_by_hand: dict[str, np.ndarray], rows_by_hand: np.ndarray) -> None:
+def _resamples(hands: int) -> np.ndarray:
+    """(BOOTSTRAP, hands) float64: how many times each hand is drawn in each resample of the hands (seeded)."""
+    return np.random.default_rng(0).multinomial(hands, np.full(hands, 1 / hands), size=BOOTSTRAP).astype(np.float64)
+
+
+def _intervals(entries: dict[str, dict[str, Any]], loss_by_hand: dict[str, np.ndarray], rows_by_hand: np.ndarray,
+               counts: np.ndarray) -> None:  # fmt: skip
     """Add to each belief's scores of one view 95% intervals over hands (a percentile bootstrap, the same
-    resamples for every belief): ``log_loss_ci95``, and with the counted belief among them ``x_exact`` (the
-    log-loss as a share of the counted belief's) and ``x_exact_ci95``, paired on the same hands."""
-    counts = np.random.default_rng(0).multinomial(rows_by_hand.size, np.full(rows_by_hand.size, 1 / rows_by_hand.size),
-                                                  size=BOOTSTRAP).astype(np.float64)  # fmt: skip
+    resamples ``counts`` for every belief): ``log_loss_ci95``, and with the counted belief among them
+    ``x_exact`` (the log-loss as a share of the counted belief's) and ``x_exact_ci95``, paired on the same
+    hands."""
     exact = loss_by_hand.get("exact")
     for name, entry in entries.items():
         total = counts @ loss_by_hand[name]
@@ -394,6 +402,21 @@ def _intervals(entries: dict[str, dict[str, Any]], loss_by_hand: dict[str, np.nd
         if exact is not None:
             entry["x_exact"] = float(loss_by_hand[name].sum() / exact.sum())
             entry["x_exact_ci95"] = np.percentile(total / (counts @ exact), [2.5, 97.5]).tolist()
+
+
+def _ece_interval(probs: np.ndarray, y: np.ndarray, hands: np.ndarray, counts: np.ndarray, bins: int = 10) -> list[float]:
+    """95% interval over hands of the expected calibration error of ``probs`` (N, K) with answers ``y`` (N,),
+    rows of hands ``hands`` (N,) in 0..H-1, for the resamples ``counts`` (R, H); binned as
+    ``partner_lab.classifier.calibration`` bins (ECE = the sum over bins of |hits - predictions| / pairs)."""
+    k = probs.shape[1]
+    hit = np.zeros_like(probs)
+    hit[np.arange(len(y)), y] = 1.0
+    which = np.clip(np.digitize(probs.ravel(), np.linspace(0.0, 1.0, bins + 1)[1:-1]), 0, bins - 1)
+    by_hand = np.repeat(hands, k)
+    resid = np.zeros((counts.shape[1], bins))
+    np.add.at(resid, (by_hand, which), (hit - probs).ravel())
+    pairs = np.bincount(by_hand, minlength=counts.shape[1]).astype(np.float64)
+    return np.percentile(np.abs(counts @ resid).sum(axis=1) / (counts @ pairs), [2.5, 97.5]).tolist()
 
 
 def expected_calibration_error(table: list[dict[str, float]]) -> float:
@@ -467,11 +490,13 @@ def to_markdown(report: dict[str, Any]) -> str:
             roles = {**per["seat"]["by_role"], **per["public"]["by_role"]}
             lines.append(f"| {name} | " + " | ".join(f"{roles[r]['log_loss']:.3f}" if r in roles and roles[r]["n"]
                                                       else "-" for r in ROLES) + " |")  # fmt: skip
-        lines += ["\n### calibration (seat views)\n", "| belief | bins whose 95% interval holds the mean prediction | ECE |",
+        lines += ["\n### calibration (seat views)\n",
+                  "| belief | bins whose 95% interval holds the mean prediction | ECE (95% interval) |",
                   "|---|---:|---:|"]  # fmt: skip
         for name, table in e["calibration"].items():
-            lines.append(f"| {name} | {bins_inside(table)} of {len(table)} | "
-                         f"{expected_calibration_error(table):.3f} |")  # fmt: skip
+            ci = e["beliefs"][name]["seat"].get("ece_ci95")
+            lines.append(f"| {name} | {bins_inside(table)} of {len(table)} | {expected_calibration_error(table):.3f}"
+                         + (f" ({ci[0]:.3f}-{ci[1]:.3f})" if ci else "") + " |")  # fmt: skip
         lines += ["\n### beliefs per second (every view)\n", "| belief | views/s |", "|---|---:|"]
         lines += [f"| {n} | {r:,.0f} |" for n, r in e["beliefs_per_second"].items() if not n.startswith("learned-")]
     learned = [n for n in next(iter(pops.values()))["beliefs"] if n.startswith("learned")]

@@ -398,7 +398,7 @@ def table_partner_bench() -> str:
     data = load("partner_bench")
     rows = [
         ("| players | belief | seat log-loss (x exact, 95% interval) | public log-loss (x exact, 95% interval) | "
-         "seat Brier | identified | seat calibration: bins, ECE | views/s |"),
+         "seat Brier | identified | seat calibration: bins, ECE (95% interval) | views/s |"),
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for pop, e in data["populations"].items():
@@ -410,7 +410,8 @@ def table_partner_bench() -> str:
             rows.append(
                 f"| {pop} | {label} | {_loss_share(seat)} | {_loss_share(public)} | {seat['brier']:.3f} | "
                 f"{seat['identification']['identified_before_reveal']:.3f} "
-                f"| {inside} of {len(cal)}, {seat['ece']:.3f} | {_num(e['beliefs_per_second'][key])} |"
+                f"| {inside} of {len(cal)}, {seat['ece']:.3f} ({seat['ece_ci95'][0]:.3f}-{seat['ece_ci95'][1]:.3f}) "
+                f"| {_num(e['beliefs_per_second'][key])} |"
             )
     noise = ", ".join(f"{pop} {e['noise']['seat']['epsilon']:g} / {e['noise']['public']['epsilon']:g}"
                       for pop, e in data["populations"].items())  # fmt: skip

@@ -57,6 +57,9 @@ def test_the_report_files_and_every_belief_in_both_views_of_every_population(rep
                 assert v["x_exact"] == pytest.approx(v["log_loss"] / e["beliefs"]["exact"][view]["log_loss"])
         learned = e["beliefs"]["learned"]["seat"]["log_loss_ci95"]
         assert learned[0] < learned[1] and e["beliefs"]["exact"]["seat"]["x_exact_ci95"] == [1.0, 1.0]
+        for name in e["calibration"]:
+            low, high = e["beliefs"][name]["seat"]["ece_ci95"]
+            assert 0 <= low <= high <= 1, (pop, name)
         assert set(e["beliefs_per_second"]) == names - {"oracle"}
         assert e["noise"]["seat"]["epsilon"] in [r["epsilon"] for r in e["noise"]["seat"]["grid"]]
         assert {"exact", "learned", "policy-true"} <= set(e["calibration"])
@@ -182,6 +185,23 @@ def test_beliefs_picks_what_runs_and_scores_a_belief_loaded_by_name(tmp_path):
     for view in ("seat", "public"):
         assert e["beliefs"]["euchre_env.beliefs:ExactBelief"][view]["log_loss"] == e["beliefs"]["exact"][view]["log_loss"]
     assert "euchre_env.beliefs:ExactBelief" in (tmp_path / "partner_bench.md").read_text()
+
+
+def test_the_ece_interval_resamples_the_ece_of_the_reliability_table():
+    """Drawing every hand once, the ECE bootstrap gives the table's ECE; drawing one hand, that hand's."""
+    from partner_lab.classifier import calibration
+
+    rng = np.random.default_rng(4)
+    probs = rng.dirichlet(np.ones(6), size=300)
+    y = np.array([rng.choice(6, p=row) for row in probs])
+    hands = np.repeat(np.arange(60), 5)
+    ece = partner_bench.expected_calibration_error(calibration(probs, y))
+    assert partner_bench._ece_interval(probs, y, hands, np.ones((1, 60))) == pytest.approx([ece, ece])
+    only = np.zeros((1, 60))
+    only[0, 7] = 3.0  # hand 7 drawn three times: its own ECE
+    rows = hands == 7
+    ece7 = partner_bench.expected_calibration_error(calibration(probs[rows], y[rows]))
+    assert partner_bench._ece_interval(probs, y, hands, only) == pytest.approx([ece7, ece7])
 
 
 def test_a_belief_whose_probabilities_are_not_a_distribution_is_refused_by_name():
