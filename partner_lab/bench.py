@@ -48,13 +48,14 @@ never); calibration over the seat views (a reliability table, its expected
 calibration error, and a plot, cluster-robust intervals over hands); beliefs
 per second. Every log-loss and ECE comes with a 95% interval over hands (a
 bootstrap of the hands), and every log-loss with its share of the counted
-belief's, paired on the same resamples (``x_exact``). The learned beliefs' training also gives the held-out log-loss of
-the network retrained with each group of its inputs zeroed (``--no-ablation``
-skips it): what each input buys. Writes ``partner_bench.json``,
-``partner_bench.md``, ``calibration.png``, the evaluation sets (``sets/``), the
-classifier trained on every population (``partner_classifier.safetensors``) and
-the training hands (``train_data/``) to ``--out``. At the defaults it runs in about 30 minutes on
-two cores and stays under 2 GB of memory.
+belief's, paired on the same resamples (``x_exact``). The learned beliefs'
+training also gives the held-out log-loss of the network retrained with each
+group of its inputs zeroed (``--no-ablation`` skips it): what each input buys.
+Writes ``partner_bench.json``, ``partner_bench.md``, ``calibration.png``, the
+evaluation sets (``sets/``), the classifier trained on every population
+(``partner_classifier.safetensors``) and the training hands (``train_data/``)
+to ``--out``. At the defaults it runs in about 30 minutes on two cores and
+stays under 2 GB of memory.
 
 Examples::
 
@@ -281,17 +282,16 @@ def run(args: argparse.Namespace, command: str = "") -> dict[str, Any]:
                 beliefs[name] = dict.fromkeys(VIEWS, None)
             else:
                 beliefs[name] = dict.fromkeys(VIEWS, loaded[name])
-        name = set_name(pop, args.hands, args.seed)
+        set_file = f"{set_name(pop, args.hands, args.seed)}.jsonl.gz"
         if getattr(args, "sets", ""):  # replay the recorded hands
-            path = Path(args.sets) / f"{name}.jsonl.gz"
-            if not path.is_file():
-                raise ValueError(f"--sets {args.sets!r} holds no {name}.jsonl.gz (the set of {pop})")
-            records = load_records(path)
+            if not (Path(args.sets) / set_file).is_file():
+                raise ValueError(f"--sets {args.sets!r} holds no {set_file} (the set of {pop})")
+            records = load_records(Path(args.sets) / set_file)
         else:  # play them, keeping their records (the scores are over their replay: what the file holds)
             records = set_records(pop, args.hands, args.seed)
         states, hand, meta = evaluation_set(rules, pop, args.hands, args.seed, records)
         (out / "sets").mkdir(exist_ok=True)
-        save_records(out / "sets" / f"{name}.jsonl.gz", records)
+        save_records(out / "sets" / set_file, records)
         entry = score_population(states, hand, rules, beliefs)
         entry.update({"agents": mix, "models": models_text, "noise": noise, "positions": states.batch_size,
                       "set": meta})  # fmt: skip

@@ -29,7 +29,7 @@ import numpy as np
 from euchre_env.actions import Phase
 from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
-from partner_lab.dataset import draw_seats
+from partner_lab.dataset import draw_seats, parse_mix
 
 POPULATIONS = {"heuristic": "heuristic", "trained": "trained", "mix": "heuristic=1,trained=1,random=1"}
 """Who plays each population's hands (``partner_lab.dataset.parse_mix`` specs)."""
@@ -43,6 +43,7 @@ FROZEN_SHA256 = {
 }
 """What each frozen set's positions hash to (:func:`set_digest`): a set that hashes otherwise is not the one
 published scores are over."""
+
 
 def positions(
     rules: RulesConfig, agents: dict[str, float], hands: int, seed: int
@@ -93,8 +94,6 @@ def _play_set(rules: RulesConfig, agents: dict[str, float], hands: int, seed: in
 def set_records(population: str, hands: int = FROZEN_HANDS, seed: int = FROZEN_SEED) -> list[Any]:
     """A population's evaluation set as hand records (``euchre_env.records``), in hand order: each hand's deal,
     every decision and who sat where. :func:`evaluation_set` rebuilds the set from them with no player at all."""
-    from partner_lab.dataset import parse_mix
-
     return _play_set(make_rules("five_handed"), parse_mix(_players(population)), hands, seed, record=True)[2]
 
 
@@ -145,8 +144,6 @@ def evaluation_set(rules: RulesConfig, population: str, hands: int = FROZEN_HAND
     engine, the players or the records changed, and scores on it would not be comparable with published
     ones: ``ValueError``); any other set is named by its seed and size.
     """
-    from partner_lab.dataset import parse_mix
-
     players = _players(population)
     name = set_name(population, hands, seed)
     if records is None:
