@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.partner_features import to_maker_frame
 from agents.partner_model import PartnerClassifier, build_classifier, log_counted, new_config
 from euchre_env.beliefs import check_observations, settled_beliefs
 from euchre_env.rules import make_rules
@@ -57,7 +58,7 @@ def train_classifier(
     arrays: dict[str, np.ndarray], hidden: tuple[int, ...] = (256, 256), epochs: int = 3, lr: float = 1e-3,
     batch_size: int = 1024, seed: int = 0, val_fraction: float = 0.1, checks_per_epoch: int = 8,
     row_fraction: float = 1.0, dropped: Sequence[str] = (), provenance: dict[str, Any] | None = None,
-    viewed: bool = False,
+    viewed: bool = False, teacher: np.ndarray | None = None, teacher_weight: float = 1.0,
 ) -> tuple[PartnerClassifier, dict[str, float]]:  # fmt: skip
     """Fit a classifier on dataset rows (``partner_lab.dataset.to_arrays``); returns it and training stats.
 
@@ -68,6 +69,11 @@ def train_classifier(
     network's hidden layers (``agents.partner_model``). ``dropped`` feature groups are not seen
     (``agents.partner_features.GROUPS``). The stats include the counted belief's held-out log-loss, the
     reference the network improves on.
+
+    Distillation: ``teacher`` (N, P + 1), another belief's probabilities on the rows of ``arrays`` (viewer
+    frame, as :meth:`PartnerBelief.from_observations` gives them; NaN rows where it was not asked; needs
+    ``viewed=True``), adds ``teacher_weight`` times the cross-entropy to the teacher's probabilities on
+    those rows to the loss. The held-out rows still pick the weights and the temperature by the true labels.
     """
     import torch
 
@@ -82,6 +88,9 @@ def train_classifier(
     if len(rows["label"]) == 0:
         raise ValueError("the dataset has no rows where the partner is uncertain: play more hands")
     n = len(rows["label"])
+    if teacher is not None:
+        teacher = _checked_teacher(teacher, viewed, n, p, teacher_weight)
+        taught = np.zeros((n, p + 1), np.float32)
     xs = np.empty((n, config.num_features), np.float16)  # filled in chunks: memory stays ~ the features
     logs, ys = np.empty((n, p + 1), np.float32), np.empty(n, np.int64)
     for at in range(0, n, _CHUNK):
@@ -91,9 +100,14 @@ def train_classifier(
         xs[sl] = x
         logs[sl] = np.maximum(log_counted(exact), -1e9)  # finite for the loss
         ys[sl] = np.where(lab == p, p, (lab - maker) % p)
+        if teacher is not None:
+            taught[sl] = to_maker_frame(np.nan_to_num(teacher[sl]), maker)
     del rows["obs"]
     x_all, base_all, y_all = torch.as_tensor(xs), torch.as_tensor(logs), torch.as_tensor(ys)
     del xs, logs, ys
+    if teacher is not None:
+        t_all, has_all = torch.as_tensor(taught), torch.as_tensor(np.isfinite(teacher).all(axis=1))
+        del taught
     rng = np.random.default_rng(seed)
     hands = np.unique(rows["hand"])
     held = np.isin(rows["hand"], rng.choice(hands, size=round(val_fraction * hands.size), replace=False))
@@ -118,7 +132,11 @@ def train_classifier(
         for i in range(0, len(order), batch_size):
             idx = order[i : i + batch_size]
             net.train()
-            loss = torch.nn.functional.cross_entropy(total_logits(idx), y_all[idx])
+            z = total_logits(idx)
+            loss = torch.nn.functional.cross_entropy(z, y_all[idx])
+            if teacher is not None:  # the teacher's cross-entropy on its rows, zero elsewhere
+                soft = -(t_all[idx] * torch.log_softmax(z, dim=1).clamp(min=-30.0)).sum(dim=1)
+                loss = loss + teacher_weight * (soft * has_all[idx]).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -137,9 +155,29 @@ def train_classifier(
         clf.config = dataclasses.replace(config, temperature=_fit_temperature(z, y))
         stats["val_log_loss"] = best
         stats["val_exact_log_loss"] = float(torch.nn.functional.cross_entropy(base_all[val], y))
+    if teacher is not None:
+        stats["teacher_rows"] = float(has_all[torch.as_tensor(train)].sum())
     stats["temperature"] = clf.config.temperature
     stats["seconds"] = time.perf_counter() - start
     return clf, stats
+
+
+def _checked_teacher(teacher: Any, viewed: bool, n: int, p: int, weight: float) -> np.ndarray:
+    """``teacher`` as float64 (n, p + 1), or ValueError naming what is wrong with it."""
+    if not viewed:
+        raise ValueError("teacher needs viewed=True: its rows must be the rows of arrays, one for one")
+    t = np.asarray(teacher, dtype=np.float64)
+    if t.shape != (n, p + 1):
+        raise ValueError(f"teacher must have shape {(n, p + 1)} (a row per row of arrays), got {t.shape}")
+    asked = np.isfinite(t).all(axis=1)
+    bad = asked & ((t < 0).any(axis=1) | (np.abs(t.sum(axis=1) - 1.0) > 1e-4))
+    bad |= ~asked & ~np.isnan(t).all(axis=1)  # partly NaN, or infinite
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"teacher rows must be probabilities (>= 0, summing to 1) or all NaN; row {row} is {t[row]}")
+    if not (np.isfinite(weight) and weight >= 0):
+        raise ValueError(f"teacher_weight must be a finite number >= 0, got {weight!r}")
+    return t
 
 
 def _fit_temperature(z: Any, y: Any) -> float:

@@ -280,3 +280,44 @@ def test_scores_and_calibration_on_known_cases():
         r["low"] <= r["predicted"] <= r["high"] for r in calibration(sharp, drawn, groups=np.arange(20000))
     ]
     assert np.mean(out) < 0.5, "an overconfident forecaster must fall outside its intervals"
+
+
+def test_a_teacher_pulls_the_learned_belief_towards_its_probabilities(data):
+    """Distillation: trained with a heavy weight on the counted belief's probabilities as the teacher (half the
+    rows taught), the belief stays nearer counting on unseen hands than the same training without a teacher."""
+    from partner_lab.classifier import view_rows
+
+    rows = view_rows(data[0], rows_seed=0, row_fraction=0.1)
+    teacher = ExactBelief().from_observations(rows["obs"], RULES, rows["public"]).probs
+    teacher[np.random.default_rng(0).random(len(teacher)) < 0.5] = np.nan
+    kw = {"hidden": (32,), "epochs": 2, "seed": 0, "viewed": True, "checks_per_epoch": 2}
+    plain, _ = train_classifier(rows, **kw)
+    taught, stats = train_classifier(rows, teacher=teacher, teacher_weight=50.0, **kw)
+    assert 0.4 < stats["teacher_rows"] / stats["rows"] < 0.6
+    test = {"obs": data[1]["obs"][:4000]}
+    no = np.zeros(len(test["obs"]), bool)
+    exact = ExactBelief().from_observations(test["obs"], RULES, no).probs
+    checked, public = check_observations(test["obs"], RULES, no)
+    open_ = settled_beliefs(checked, RULES, public)[1]
+
+    def gap(clf):
+        return np.abs(clf.from_observations(test["obs"], RULES, no).probs - exact)[open_].sum(axis=1).mean()
+
+    assert gap(taught) < 0.5 * gap(plain), (gap(taught), gap(plain))
+
+
+def test_a_bad_teacher_is_refused_by_name(data):
+    from partner_lab.classifier import view_rows
+
+    rows = view_rows(data[0], rows_seed=0, row_fraction=0.02)
+    good = ExactBelief().from_observations(rows["obs"], RULES, rows["public"]).probs
+    with pytest.raises(ValueError, match="viewed=True"):
+        train_classifier(data[0], teacher=good)
+    with pytest.raises(ValueError, match=r"teacher must have shape"):
+        train_classifier(rows, viewed=True, teacher=good[:-1])
+    doubled = good.copy()
+    doubled[3] *= 2
+    with pytest.raises(ValueError, match="row 3"):
+        train_classifier(rows, viewed=True, teacher=doubled)
+    with pytest.raises(ValueError, match="teacher_weight"):
+        train_classifier(rows, viewed=True, teacher=good, teacher_weight=-1.0)
