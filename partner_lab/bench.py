@@ -78,7 +78,7 @@ import numpy as np
 from euchre_env.beliefs import PUBLIC, ExactBelief, PartnerBelief, UniformBelief
 from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
-from partner_lab.classifier import EPS, calibration, scores
+from partner_lab.classifier import EPS, bins_inside, calibration, expected_calibration_error, scores
 from partner_lab.sets import (
     POPULATIONS,
     evaluation_set,
@@ -419,13 +419,6 @@ def _ece_interval(probs: np.ndarray, y: np.ndarray, hands: np.ndarray, counts: n
     return np.percentile(np.abs(counts @ resid).sum(axis=1) / (counts @ pairs), [2.5, 97.5]).tolist()
 
 
-def expected_calibration_error(table: list[dict[str, float]]) -> float:
-    """Expected calibration error of a reliability table: the count-weighted mean |observed - predicted|."""
-    n = np.array([r["n"] for r in table], dtype=np.float64)
-    gap = np.abs([r["observed"] - r["predicted"] for r in table])
-    return float((n * gap).sum() / max(n.sum(), 1.0))
-
-
 def _settled(states: State, rules: RulesConfig, viewer: int) -> np.ndarray:
     """(B,) bool: the view knows the answer for sure (or there is nothing to know)."""
     from euchre_env.beliefs import settled_beliefs, view_observations
@@ -528,11 +521,6 @@ def to_markdown(report: dict[str, Any]) -> str:
                   "| dropped | held-out log-loss | cost of dropping it |", "|---|---:|---:|"]  # fmt: skip
         lines += [f"| {name} | {t['val_log_loss']:.3f} | {t['val_log_loss'] - base:+.3f} |" for name, t in abl.items()]
     return "\n".join(lines) + "\n"
-
-
-def bins_inside(table: list[dict[str, float]]) -> int:
-    """Reliability bins whose 95% interval holds the bin's mean prediction."""
-    return sum(r["low"] <= r["predicted"] <= r["high"] for r in table)
 
 
 def plot_calibration(cal: dict[str, list[dict[str, float]]], path: Path, population: str = "") -> None:

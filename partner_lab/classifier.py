@@ -4,7 +4,8 @@
 the rows of a ``partner_lab.dataset`` folder (cross-entropy on the decisions
 where the partner is still uncertain to the viewer; the rules' certainties
 are imposed by the classifier itself). The scoring functions take
-probabilities ``(N, K)`` and class labels ``(N,)`` in any consistent layout.
+probabilities ``(N, K)`` and class labels ``(N,)`` in any consistent layout; ``bins_inside`` and
+``expected_calibration_error`` summarise a reliability table.
 """
 
 from __future__ import annotations
@@ -255,3 +256,15 @@ def calibration(
                     "predicted": float(p[sel].mean()), "observed": freq,
                     "low": float(max(low, 0.0)), "high": float(min(high, 1.0))})  # fmt: skip
     return out
+
+
+def bins_inside(table: list[dict[str, float]]) -> int:
+    """Reliability bins whose 95% interval holds the bin's mean prediction."""
+    return sum(r["low"] <= r["predicted"] <= r["high"] for r in table)
+
+
+def expected_calibration_error(table: list[dict[str, float]]) -> float:
+    """Expected calibration error of a reliability table: the count-weighted mean |observed - predicted|."""
+    n = np.array([r["n"] for r in table], dtype=np.float64)
+    gap = np.abs([r["observed"] - r["predicted"] for r in table])
+    return float((n * gap).sum() / max(n.sum(), 1.0))

@@ -31,10 +31,8 @@ from partner_lab.bench import (
     TRAIN_SHARD_HANDS,
     _settled,
     _train_rows,
-    bins_inside,
-    expected_calibration_error,
 )
-from partner_lab.classifier import calibration, train_classifier
+from partner_lab.classifier import bins_inside, calibration, expected_calibration_error, train_classifier
 from partner_lab.dataset import parse_mix, write_dataset
 from partner_lab.sets import POPULATIONS, evaluation_set, true_class
 

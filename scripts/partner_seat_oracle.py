@@ -26,14 +26,14 @@ import torch
 from agents.partner_model import PartnerClassifier, build_classifier, log_counted, new_config
 from euchre_env.beliefs import PUBLIC, check_observations, settled_beliefs, view_observations
 from euchre_env.rules import make_rules
-from partner_lab.bench import (
-    HIDDEN,
-    TRAIN_SHARD_HANDS,
-    _settled,
+from partner_lab.bench import HIDDEN, TRAIN_SHARD_HANDS, _settled
+from partner_lab.classifier import (
+    _fit_temperature,
     bins_inside,
+    calibration,
+    class_index,
     expected_calibration_error,
-)  # fmt: skip
-from partner_lab.classifier import _fit_temperature, calibration, class_index
+)
 from partner_lab.dataset import draw_seats, load_dataset, parse_mix, to_arrays, write_dataset
 from partner_lab.sets import POPULATIONS, positions, true_class
 

@@ -32,16 +32,14 @@ from agents.view import ObsView
 from euchre_env.beliefs import PUBLIC, check_observations, settled_beliefs, view_observations
 from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
-from partner_lab.bench import (
-    HIDDEN,
-    TRAIN_SHARD_HANDS,
-    _settled,
-    _train_rows,
-    _union,
+from partner_lab.bench import HIDDEN, TRAIN_SHARD_HANDS, _settled, _train_rows, _union
+from partner_lab.classifier import (
     bins_inside,
+    calibration,
     expected_calibration_error,
-)  # fmt: skip
-from partner_lab.classifier import calibration, train_classifier, view_rows
+    train_classifier,
+    view_rows,
+)
 from partner_lab.dataset import load_dataset, parse_mix, to_arrays, write_dataset
 from partner_lab.sets import POPULATIONS, positions, true_class
 

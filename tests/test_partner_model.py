@@ -51,7 +51,7 @@ def trained(data):
 def test_a_trained_classifier_beats_counting_on_held_out_hands_and_is_calibrated(data, trained):
     """Seat views of hands it never saw: lower log-loss than the counted belief (and far lower than uniform),
     and calibrated (expected calibration error under 0.03)."""
-    from partner_lab.bench import expected_calibration_error
+    from partner_lab.classifier import expected_calibration_error
 
     clf, stats = trained
     test = data[1]
