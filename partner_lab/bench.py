@@ -78,7 +78,14 @@ import numpy as np
 from euchre_env.beliefs import PUBLIC, ExactBelief, PartnerBelief, UniformBelief
 from euchre_env.rules import RulesConfig, make_rules
 from euchre_env.state import State
-from partner_lab.classifier import EPS, bins_inside, calibration, expected_calibration_error, scores
+from partner_lab.classifier import (
+    EPS,
+    bins_inside,
+    calibration,
+    expected_calibration_error,
+    not_distributions,
+    scores,
+)
 from partner_lab.sets import (
     POPULATIONS,
     evaluation_set,
@@ -372,8 +379,7 @@ def _checked(probs: Any, name: str, viewer: int, p: int) -> np.ndarray:
     view = "the public view" if viewer == PUBLIC else f"seat {viewer}'s view"
     if probs.ndim != 2 or probs.shape[1] != p + 1:
         raise ValueError(f"belief {name!r} ({view}): probs must have shape (B, {p + 1}), got {probs.shape}")
-    bad = np.flatnonzero(~np.isfinite(probs).all(axis=1) | (probs < 0).any(axis=1)
-                         | (np.abs(probs.sum(axis=1) - 1.0) > 1e-6))  # fmt: skip
+    bad = np.flatnonzero(not_distributions(probs))
     if bad.size:
         raise ValueError(f"belief {name!r} ({view}): each row of probs must be finite, at least 0 and sum to 1; "
                          f"{bad.size} rows are not, the first {probs[bad[0]].round(4).tolist()}")  # fmt: skip

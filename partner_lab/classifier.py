@@ -163,6 +163,12 @@ def train_classifier(
     return clf, stats
 
 
+def not_distributions(probs: np.ndarray, atol: float = 1e-6) -> np.ndarray:
+    """(N,) bool: the rows of ``probs`` (N, K) that are not probability distributions (not finite, negative,
+    or not summing to 1 within ``atol``)."""
+    return ~np.isfinite(probs).all(axis=1) | (probs < 0).any(axis=1) | (np.abs(probs.sum(axis=1) - 1.0) > atol)
+
+
 def _checked_teacher(teacher: Any, viewed: bool, n: int, p: int, weight: float) -> np.ndarray:
     """``teacher`` as float64 (n, p + 1), or ValueError naming what is wrong with it."""
     if not viewed:
@@ -170,9 +176,7 @@ def _checked_teacher(teacher: Any, viewed: bool, n: int, p: int, weight: float) 
     t = np.asarray(teacher, dtype=np.float64)
     if t.shape != (n, p + 1):
         raise ValueError(f"teacher must have shape {(n, p + 1)} (a row per row of arrays), got {t.shape}")
-    asked = np.isfinite(t).all(axis=1)
-    bad = asked & ((t < 0).any(axis=1) | (np.abs(t.sum(axis=1) - 1.0) > 1e-4))
-    bad |= ~asked & ~np.isnan(t).all(axis=1)  # partly NaN, or infinite
+    bad = not_distributions(t, 1e-4) & ~np.isnan(t).all(axis=1)  # an all-NaN row was not asked
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(f"teacher rows must be probabilities (>= 0, summing to 1) or all NaN; row {row} is {t[row]}")
